@@ -1,0 +1,357 @@
+"""The one judge: run an exercise's hidden pytest suite against learner files and return a plain-data result.
+
+This module is imported unchanged by CPython (validation, `ol`) and by Pyodide (the browser worker), so it
+depends on nothing but the standard library and pytest, and it never reads exercise manifests: callers pass the
+test sources and the learner's files as strings.
+
+A result is data, never an exception:
+    {"status": "passed" | "failed" | "error" | "timeout",
+     "tests": [{"name", "outcome": "passed" | "failed" | "error", "message"}],
+     "stdout": str, "traceback": str}
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import io
+import itertools
+import os
+import shutil
+import signal
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+OUTPUT_CAP = 100_000  # characters of learner output kept per run; the rest is dropped with a note
+MESSAGE_CAP = 400     # characters of a per-test message
+
+_counter = itertools.count(1)
+
+
+class TestTimeout(BaseException):
+    """Raised inside a test that overran its time limit (CPython only; the browser interrupts instead)."""
+
+
+class CappedStream(io.TextIOBase):
+    """A text stream that keeps the first `cap` characters, forwards them to `on_write`, and drops the rest.
+
+    A learner printing a million lines must not exhaust memory nor flood the page: the cap is enforced where the
+    text is produced, so the dropped part costs almost nothing.
+    """
+
+    def __init__(self, cap: int = OUTPUT_CAP, on_write: Callable[[str], None] | None = None):
+        self.cap, self.on_write = cap, on_write
+        self.parts: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = self.cap - self.size
+        kept = text[:room] if room > 0 else ""
+        self.dropped += len(text) - len(kept)
+        if kept:
+            self.parts.append(kept)
+            self.size += len(kept)
+            if self.on_write:
+                self.on_write(kept)
+        return len(text)
+
+    def getvalue(self) -> str:
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n[output truncated: {self.dropped:,} more characters not shown]\n"
+        return text
+
+
+def format_traceback(exc: BaseException, names: Mapping[str, str]) -> str:
+    """A traceback that shows only the learner's own frames, under the names the learner knows.
+
+    `names` maps real file names (absolute paths on disk, or the name code was compiled under) to display names.
+    Frames of the checker, pytest and numpy are dropped: the learner can act only on their own lines.
+    """
+    lines = []
+    for frame in traceback.extract_tb(exc.__traceback__):
+        shown = names.get(frame.filename) or names.get(os.path.abspath(frame.filename))
+        if shown:
+            lines.append(f'  File "{shown}", line {frame.lineno}, in {frame.name}\n')
+            if frame.line:
+                lines.append(f"    {frame.line.strip()}\n")
+    if isinstance(exc, SyntaxError):
+        shown = names.get(exc.filename or "", exc.filename or "<code>")
+        head = f'  File "{shown}", line {exc.lineno}\n'
+        text = (exc.text or "").rstrip("\n")
+        body = ""
+        if text:
+            stripped = text.lstrip()
+            body = f"    {stripped}\n"
+            if exc.offset:
+                body += "    " + " " * max(0, exc.offset - 1 - (len(text) - len(stripped))) + "^\n"
+        return head + body + f"{type(exc).__name__}: {exc.msg}\n"
+    out = ("Traceback (most recent call last):\n" + "".join(lines)) if lines else ""
+    return out + "".join(traceback.format_exception_only(type(exc), exc))
+
+
+def _where(exc: BaseException, names: Mapping[str, str]) -> str:
+    """`line 12 of tinyllm/x.py, in residual` for the deepest learner frame of `exc`, or ''."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        shown = names.get(frame.filename)
+        if shown:
+            return f"line {frame.lineno} of {shown}, in {frame.name}"
+    return ""
+
+
+def _location(exc: BaseException, names: Mapping[str, str]) -> str:
+    """`path:line` of the deepest frame of `exc` in one of `names`, or ''. For authors, never shown to learners."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in names:
+            return f"{names[frame.filename]}:{frame.lineno}"
+    return ""
+
+
+def _short(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MESSAGE_CAP else text[: MESSAGE_CAP - 1] + "…"
+
+
+def describe_failure(exc: BaseException, names: Mapping[str, str], time_limit: float | None) -> tuple[str, str]:
+    """(outcome, message) for an exception raised inside a test."""
+    if isinstance(exc, TestTimeout):
+        return "error", f"stopped after {time_limit:g} s: an infinite loop, or far too slow"
+    if isinstance(exc, KeyboardInterrupt):
+        return "error", "stopped: the run was interrupted"
+    if isinstance(exc, AssertionError):
+        text = str(exc)
+        # pytest appends its rewritten expression after the author's message; the message is what teaches.
+        first = text.split("\nassert ", 1)[0].strip() if "\nassert " in text else text
+        return "failed", _short(first or "assertion failed")
+    where = _where(exc, names)
+    head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return "error", _short(f"{head} ({where})" if where else head)
+
+
+class _Collector:
+    """pytest plugin: one outcome and message per test function, aggregated over parametrisations."""
+
+    def __init__(self, names: Mapping[str, str], test_files: Mapping[str, str], time_limit: float | None):
+        self.names, self.test_files, self.time_limit = names, test_files, time_limit
+        self.results: dict[str, dict[str, str]] = {}
+        self.collect_errors: list[str] = []
+        self.interrupted = False
+
+    def _record(self, name: str, outcome: str, message: str, where: str = "") -> None:
+        prev = self.results.get(name)
+        if prev is None or prev["outcome"] == "passed":
+            self.results[name] = {"name": name, "outcome": outcome, "message": message}
+            if where:
+                self.results[name]["where"] = where
+
+    def pytest_collectreport(self, report):  # noqa: D401 (pytest hook)
+        if report.failed:
+            self.collect_errors.append(str(report.longrepr))
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.interrupted = True
+
+    def makereport(self, item, call) -> None:
+        """Record the outcome of one phase (setup, call, teardown) of one test."""
+        name = getattr(item, "originalname", None) or item.name
+        if call.excinfo is None:
+            if call.when == "call":
+                self._record(name, "passed", "")
+            return
+        exc = call.excinfo.value
+        if call.when == "call":
+            outcome, message = describe_failure(exc, self.names, self.time_limit)
+        else:
+            outcome = "error"
+            message = f"could not set the test up: {describe_failure(exc, self.names, self.time_limit)[1]}"
+        if isinstance(exc, KeyboardInterrupt):
+            self.interrupted = True
+        self._record(name, outcome, message, _location(exc, self.names) or _location(exc, self.test_files))
+
+
+def _timeout_plugin(time_limit: float | None):
+    """Per-test time limit with SIGALRM where it exists (CPython on the main thread); otherwise none."""
+    usable = (time_limit and sys.platform != "emscripten" and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    import pytest
+
+    class Timeout:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item):
+            if not usable:
+                yield
+                return
+
+            def alarm(signum, frame):
+                raise TestTimeout()
+
+            old = signal.signal(signal.SIGALRM, alarm)
+            signal.setitimer(signal.ITIMER_REAL, time_limit)
+            try:
+                yield
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+
+    return Timeout()
+
+
+def _purge(prefixes: Iterable[str], under: Path | None = None) -> None:
+    """Forget learner and test modules (by name, or by living under `under`) so each check starts afresh."""
+    prefixes = tuple(prefixes)
+    folder = str(under) if under else None
+    for mod, value in list(sys.modules.items()):
+        path = getattr(value, "__file__", None) or ""
+        if any(mod == p or mod.startswith(p + ".") for p in prefixes) or (folder and path.startswith(folder)):
+            del sys.modules[mod]
+
+
+def _write_tree(root: Path, files: Mapping[str, str]) -> None:
+    for rel, source in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source, encoding="utf-8")
+        parent = target.parent
+        while parent != root:  # make every folder a regular package, so imports do not depend on cwd
+            (parent / "__init__.py").touch(exist_ok=True)
+            parent = parent.parent
+
+
+def _module_name(rel: str) -> str:
+    return rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+
+def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, workdir: str,
+          names: Iterable[str] = (), time_limit: float | None = None, only: Iterable[str] = ()) -> dict:
+    """Run the hidden tests against learner files.
+
+    tests:   test file name -> source (the hidden suite; never shown to the learner)
+    files:   path under the import root -> source; the learner's file and any dependency files
+    learner: which of `files` is the learner's own file (imported first, to report a clean error)
+    names:   the catalogue's test names, in order: every one appears in the result, run or not
+    only:    restrict the run to these test names (used by validation to re-check one mutant quickly)
+    """
+    import pytest
+
+    run_dir = Path(workdir) / f"run-{os.getpid()}-{next(_counter)}"
+    src, test_dir = run_dir / "src", run_dir / "tests"
+    names = list(names)
+    result: dict = {"status": "error", "tests": [], "stdout": "", "traceback": ""}
+    tops = {rel.split("/", 1)[0].removesuffix(".py") for rel in files}
+    test_mods = {Path(t).stem for t in tests}
+    out = CappedStream()
+    saved = sys.stdout, sys.stderr, list(sys.path), dict(builtins.__dict__)
+    try:
+        _write_tree(src, files)
+        _write_tree(test_dir, tests)
+        (run_dir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        display = {str((src / rel).resolve()): rel for rel in files}
+        display.update({str(src / rel): rel for rel in files})
+        _purge(tops | test_mods)
+        importlib.invalidate_caches()
+        sys.path.insert(0, str(src))
+        sys.stdout = sys.stderr = out
+        try:
+            importlib.import_module(_module_name(learner))
+        except BaseException as exc:  # noqa: BLE001 - any failure of learner code is a result, not a crash
+            if isinstance(exc, (KeyboardInterrupt, TestTimeout)):
+                result["status"] = "timeout"
+            result["traceback"] = format_traceback(exc, display)
+            message = "your code did not run: " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            result["tests"] = [{"name": n, "outcome": "error", "message": _short(message)} for n in names]
+            return result
+        test_display = {str(test_dir / rel): rel for rel in tests}
+        test_display.update({str((test_dir / rel).resolve()): rel for rel in tests})
+        collector = _Collector(display, test_display, time_limit)
+        args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "no:stepwise",
+                "--capture=sys", "-q", "--no-header", "--tb=no", "-rN", "--import-mode=importlib",
+                "-c", str(run_dir / "pytest.ini"), "--rootdir", str(run_dir), "-W", "ignore::pytest.PytestWarning"]
+        selected = list(only)
+        if selected:
+            args += ["-k", " or ".join(selected)]
+        sys.stdout = sys.stderr = CappedStream(cap=0)  # pytest's own progress output is not the learner's
+        code = pytest.main(args, plugins=[collector, _ReportHook(collector), _timeout_plugin(time_limit)])
+        sys.stdout = sys.stderr = out
+        if collector.collect_errors and not collector.results:
+            result["traceback"] = "the hidden tests could not be collected:\n" + "\n".join(collector.collect_errors)
+            return result
+        order = names or list(collector.results)
+        for n in order:
+            if selected and n not in selected:
+                continue
+            result["tests"].append(collector.results.get(
+                n, {"name": n, "outcome": "error", "message": "not run" + (" (stopped)" if collector.interrupted else "")}))
+        if collector.interrupted or code == pytest.ExitCode.INTERRUPTED:
+            result["status"] = "timeout"
+        elif all(t["outcome"] == "passed" for t in result["tests"]) and result["tests"]:
+            result["status"] = "passed"
+        else:
+            result["status"] = "failed"
+        return result
+    finally:
+        sys.stdout, sys.stderr = saved[0], saved[1]
+        sys.path[:] = saved[2]
+        _restore_builtins(saved[3])
+        result["stdout"] = out.getvalue()
+        _purge(tops | test_mods, run_dir)
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+class _ReportHook:
+    """Forwards pytest's makereport hook to the collector (a separate object so pytest is imported lazily)."""
+
+    def __init__(self, collector: _Collector):
+        import pytest
+
+        def hook(item, call):
+            yield
+            collector.makereport(item, call)
+
+        self.pytest_runtest_makereport = pytest.hookimpl(hookwrapper=True)(hook)
+
+
+def _restore_builtins(saved: dict) -> None:
+    """Undo any change learner code made to builtins (a redefined `print`, `len`, `__import__`)."""
+    current = builtins.__dict__
+    for key in [k for k in current if k not in saved]:
+        del current[key]
+    current.update(saved)
+
+
+def run(code: str, filename: str, *, on_write: Callable[[str], None] | None = None,
+        namespace: dict | None = None) -> dict:
+    """Execute learner code as a script (the Run button), capturing output with a cap.
+
+    Returns {"status": "ok" | "error" | "timeout", "stdout": str, "traceback": str}. KeyboardInterrupt (the
+    browser's Stop and time limit) is reported as "timeout" so the caller can tell the learner what happened.
+    """
+    out = CappedStream(on_write=on_write)
+    saved = sys.stdout, sys.stderr, dict(builtins.__dict__)
+    result = {"status": "ok", "stdout": "", "traceback": ""}
+    names = {filename: filename}
+    sys.stdout = sys.stderr = out
+    try:
+        compiled = compile(code, filename, "exec", dont_inherit=True)
+        exec(compiled, namespace if namespace is not None else {"__name__": "__main__", "__file__": filename})
+    except (KeyboardInterrupt, TestTimeout):
+        result["status"] = "timeout"
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            result["status"] = "error"
+            result["traceback"] = f"SystemExit: {exc.code}\n"
+    except BaseException as exc:  # noqa: BLE001 - learner errors are results
+        result["status"] = "error"
+        result["traceback"] = format_traceback(exc, names)
+    finally:
+        sys.stdout, sys.stderr = saved[0], saved[1]
+        _restore_builtins(saved[2])
+        result["stdout"] = out.getvalue()
+    return result

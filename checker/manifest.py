@@ -1,0 +1,399 @@
+"""Load and validate exercise folders (`exercises/<slug>/exercise.toml` and `mutants/*.toml`).
+
+Exercise folders are data. Everything downstream (the judge, the validator, the Markdown widgets, `ol`, the
+browser bundle) reads them through this module, so a mistake in a manifest is reported once, here, naming the
+file and the field: ``exercises/e7-3/exercise.toml: prompts[2].answer: expected a number or a list of numbers``.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+EXERCISES = REPO / "exercises"
+
+KINDS = ("lesson", "module")
+TEST_KINDS = ("unit", "statistical", "boundary", "property")
+CHOICE_KINDS = ("predict", "check")
+SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+class ManifestError(ValueError):
+    """A manifest, mutant or referenced file is wrong. The message starts with `path: field: `."""
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One hidden test as the learner sees it in the catalogue (never its source)."""
+
+    name: str
+    kind: str
+    checks: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One textual edit of the reference: `find` must occur exactly once."""
+
+    find: str
+    replace: str
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A deliberately wrong solution and the hidden test that must catch it."""
+
+    name: str
+    path: Path
+    fails: str
+    description: str
+    pitfall: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A known wrong answer of a numeric prompt and what to tell the learner about it."""
+
+    answer: tuple[float, ...]
+    message: str
+
+
+@dataclass(frozen=True)
+class NumericPrompt:
+    """A numeric prompt; `expr` is evaluated against the reference to prove `answer` right."""
+
+    id: str
+    answer: tuple[float, ...]
+    expr: str
+    tolerance: float
+    feedback: tuple[Feedback, ...]
+    explain: str
+    index: int
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a multiple-choice or predict question."""
+
+    key: str
+    text: str
+    correct: bool
+    feedback: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A multiple-choice check or a predict-first question."""
+
+    id: str
+    kind: str
+    options: tuple[Option, ...]
+    shows_prediction: str
+    index: int
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A loaded `exercise.toml`; paths are absolute."""
+
+    slug: str
+    id: str
+    title: str
+    kind: str
+    folder: Path
+    manifest: Path
+    page: str
+    requires: tuple[str, ...]
+    time_limit: float
+    learner_path: str
+    starter: Path
+    reference: Path
+    tests_file: Path
+    catalogue: tuple[CatalogueEntry, ...]
+    prompts: tuple[NumericPrompt, ...]
+    choices: tuple[Choice, ...]
+    prompt_setup: str
+    mutants: tuple[Mutant, ...] = field(default=())
+
+    @property
+    def module(self) -> str:
+        """The import name of the learner's file: `python/tinyllm/prob/x.py` -> `tinyllm.prob.x`."""
+        return module_of(self.learner_path)
+
+    @property
+    def import_path(self) -> str:
+        """The learner's file relative to the import root (`tinyllm/prob/x.py`)."""
+        return self.learner_path.split("/", 1)[1]
+
+    def test_names(self) -> list[str]:
+        """Catalogue test names, in catalogue order."""
+        return [t.name for t in self.catalogue]
+
+
+def module_of(learner_path: str) -> str:
+    """Import name of a learner path rooted at `python/`."""
+    return learner_path.split("/", 1)[1].removesuffix(".py").replace("/", ".")
+
+
+class _Fields:
+    """Typed access to a TOML table that reports `file: field: problem` on any mistake."""
+
+    def __init__(self, path: Path, table: dict[str, Any], prefix: str = ""):
+        self.path, self.table, self.prefix = path, table, prefix
+
+    def fail(self, key: str, problem: str) -> ManifestError:
+        return ManifestError(f"{rel(self.path)}: {self.prefix}{key}: {problem}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., what: str = "") -> Any:
+        if key not in self.table:
+            if default is ...:
+                raise self.fail(key, "missing")
+            return default
+        value = self.table[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise self.fail(key, f"expected {what or getattr(kind, '__name__', kind)}, got {value!r}")
+        return value
+
+    def text(self, key: str, default: Any = ...) -> str:
+        value = self.get(key, str, default, "a string")
+        if default is ... and not value.strip():
+            raise self.fail(key, "must not be empty")
+        return value
+
+    def sub(self, key: str, index: int | None = None) -> "_Fields":
+        table = self.table[key] if index is None else self.table[key][index]
+        label = f"{self.prefix}{key}" + (f"[{index}]" if index is not None else "")
+        if not isinstance(table, dict):
+            raise ManifestError(f"{rel(self.path)}: {label}: expected a table")
+        return _Fields(self.path, table, label + ".")
+
+    def tables(self, key: str) -> list["_Fields"]:
+        items = self.table.get(key, [])
+        if not isinstance(items, list):
+            raise self.fail(key, "expected an array of tables ([[...]])")
+        return [self.sub(key, i) for i in range(len(items))]
+
+    def unknown(self, allowed: set[str]) -> None:
+        for key in self.table:
+            if key not in allowed:
+                raise self.fail(key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+
+def rel(path: Path) -> str:
+    """Path relative to the repository, for messages."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def _numbers(f: _Fields, key: str) -> tuple[float, ...]:
+    value = f.table.get(key)
+    if value is None:
+        raise f.fail(key, "missing")
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+        raise f.fail(key, f"expected a number or a list of numbers, got {value!r}")
+    return tuple(float(v) for v in items)
+
+
+def _file(f: _Fields, key: str, folder: Path, default: str) -> Path:
+    name = f.text(key, default)
+    path = (folder / name).resolve()
+    if not path.is_file():
+        raise f.fail(key, f"file not found: {rel(path)}")
+    return path
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{rel(path)}: file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{rel(path)}: invalid TOML: {exc}") from None
+
+
+def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
+    """Load `mutants/<name>.toml`: which test must fail, why, and the edits to the reference."""
+    f = _Fields(path, _read_toml(path))
+    f.unknown({"fails", "description", "pitfall", "edit"})
+    fails = f.text("fails")
+    if fails not in catalogue:
+        raise f.fail("fails", f"{fails!r} is not a test of this exercise's catalogue")
+    edits = []
+    for e in f.tables("edit"):
+        e.unknown({"find", "replace"})
+        edits.append(Edit(find=e.text("find"), replace=e.get("replace", str, what="a string")))
+    if not edits:
+        raise f.fail("edit", "a mutant needs at least one [[edit]]")
+    return Mutant(name=path.stem, path=path, fails=fails, description=f.text("description"),
+                  pitfall=f.text("pitfall", ""), edits=tuple(edits))
+
+
+def load(folder: Path) -> Exercise:
+    """Load and check one exercise folder. Raises ManifestError naming the file and field."""
+    folder = folder.resolve()
+    path = folder / "exercise.toml"
+    f = _Fields(path, _read_toml(path))
+    f.unknown({"id", "title", "kind", "page", "requires", "time_limit", "code", "tests", "prompts",
+               "choices", "prompt_setup"})
+    slug = folder.name
+    if not SLUG_RE.match(slug):
+        raise ManifestError(f"{rel(folder)}: folder name must be kebab-case, like e7-3")
+    ident = f.text("id")
+    if not ID_RE.match(ident) or ident.lower().replace(".", "-") != slug:
+        raise f.fail("id", f"{ident!r} does not match the folder name {slug!r} (E7.3 lives in e7-3)")
+    kind = f.text("kind")
+    if kind not in KINDS:
+        raise f.fail("kind", f"expected one of {KINDS}, got {kind!r}")
+    requires = f.get("requires", list, [], "a list of exercise ids")
+    if not all(isinstance(r, str) for r in requires):
+        raise f.fail("requires", "expected a list of exercise ids")
+    time_limit = f.get("time_limit", float, 10.0, "a number of seconds")
+    if not 0 < time_limit <= 300:
+        raise f.fail("time_limit", "must be between 0 and 300 seconds")
+
+    if "code" not in f.table:
+        raise f.fail("code", "missing")
+    code = f.sub("code")
+    code.unknown({"path", "starter", "reference", "tests"})
+    learner_path = code.text("path")
+    if not re.match(r"^python/([A-Za-z_][A-Za-z0-9_]*/)*[A-Za-z_][A-Za-z0-9_]*\.py$", learner_path):
+        raise code.fail("path", "expected python/<package>/.../<module>.py")
+
+    catalogue = []
+    for t in f.tables("tests"):
+        t.unknown({"name", "kind", "checks", "why"})
+        name = t.text("name")
+        if not name.startswith("test_"):
+            raise t.fail("name", f"{name!r} must start with test_")
+        tk = t.text("kind")
+        if tk not in TEST_KINDS:
+            raise t.fail("kind", f"expected one of {TEST_KINDS}, got {tk!r}")
+        catalogue.append(CatalogueEntry(name, tk, t.text("checks"), t.text("why")))
+    names = [t.name for t in catalogue]
+    if not names:
+        raise f.fail("tests", "the catalogue is empty")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise f.fail("tests", f"duplicate test names: {', '.join(dupes)}")
+
+    prompts = []
+    for i, p in enumerate(f.tables("prompts")):
+        p.unknown({"id", "answer", "expr", "tolerance", "feedback", "explain"})
+        pid = p.text("id")
+        if not NAME_RE.match(pid):
+            raise p.fail("id", "expected kebab-case")
+        feedback = []
+        for fb in p.tables("feedback"):
+            fb.unknown({"answer", "message"})
+            feedback.append(Feedback(_numbers(fb, "answer"), fb.text("message")))
+        tol = p.get("tolerance", float, 1e-6, "a number")
+        if not 0 <= tol < 1:
+            raise p.fail("tolerance", "must be in [0, 1)")
+        prompts.append(NumericPrompt(pid, _numbers(p, "answer"), p.text("expr"), tol, tuple(feedback),
+                                     p.text("explain"), i))
+
+    choices = []
+    for i, c in enumerate(f.tables("choices")):
+        c.unknown({"id", "kind", "options", "shows_prediction"})
+        cid = c.text("id")
+        if not NAME_RE.match(cid):
+            raise c.fail("id", "expected kebab-case")
+        ck = c.text("kind")
+        if ck not in CHOICE_KINDS:
+            raise c.fail("kind", f"expected one of {CHOICE_KINDS}, got {ck!r}")
+        options = []
+        for o in c.tables("options"):
+            o.unknown({"key", "text", "correct", "feedback"})
+            options.append(Option(o.text("key"), o.text("text"), o.get("correct", bool, False, "true or false"),
+                                  o.text("feedback")))
+        if len(options) < 2:
+            raise c.fail("options", "needs at least two options")
+        if sum(o.correct for o in options) != 1:
+            raise c.fail("options", "exactly one option must have correct = true")
+        choices.append(Choice(cid, ck, tuple(options), c.text("shows_prediction", ""), i))
+    ids = [x.id for x in prompts] + [x.id for x in choices]
+    dupes = sorted({n for n in ids if ids.count(n) > 1})
+    if dupes:
+        raise f.fail("prompts", f"duplicate prompt ids: {', '.join(dupes)}")
+    for c in choices:
+        if c.shows_prediction and c.shows_prediction not in {x.id for x in choices if x.kind == "predict"}:
+            raise ManifestError(f"{rel(path)}: choices[{c.index}].shows_prediction: "
+                                f"no predict question with id {c.shows_prediction!r}")
+
+    tests_file = _file(code, "tests", folder, "tests/test_" + slug.replace("-", "_") + ".py")
+    if not tests_file.name.startswith("test_"):
+        raise code.fail("tests", "the hidden test file's name must start with test_")
+    defined = set(re.findall(r"^def (test_\w+)\(", tests_file.read_text(encoding="utf-8"), re.M))
+    missing = [n for n in names if n not in defined]
+    if missing:
+        raise f.fail("tests", f"in the catalogue but not defined in {rel(tests_file)}: {', '.join(missing)}")
+    extra = sorted(defined - set(names))
+    if extra:
+        raise f.fail("tests", f"defined in {rel(tests_file)} but missing from the catalogue: {', '.join(extra)}")
+
+    mutants = tuple(load_mutant(m, set(names)) for m in sorted((folder / "mutants").glob("*.toml")))
+    return Exercise(
+        slug=slug, id=ident, title=f.text("title"), kind=kind, folder=folder, manifest=path,
+        page=f.text("page"), requires=tuple(requires), time_limit=time_limit, learner_path=learner_path,
+        starter=_file(code, "starter", folder, "starter.py"),
+        reference=_file(code, "reference", folder, "reference.py"),
+        tests_file=tests_file, catalogue=tuple(catalogue), prompts=tuple(prompts), choices=tuple(choices),
+        prompt_setup=f.get("prompt_setup", str, "", "a string of Python"), mutants=mutants,
+    )
+
+
+def load_all(root: Path = EXERCISES) -> dict[str, Exercise]:
+    """Every exercise under `root`, keyed by slug, with `requires` checked to name real exercises."""
+    found = {}
+    for manifest in sorted(root.glob("*/exercise.toml")):
+        ex = load(manifest.parent)
+        found[ex.slug] = ex
+    by_id = {ex.id: ex for ex in found.values()}
+    for ex in found.values():
+        for i, req in enumerate(ex.requires):
+            if req not in by_id:
+                raise ManifestError(f"{rel(ex.manifest)}: requires[{i}]: no exercise with id {req!r}")
+    for ex in found.values():  # a cycle would make dependency resolution loop forever
+        dependency_order(ex, by_id)
+    return found
+
+
+def dependency_order(ex: Exercise, by_id: dict[str, Exercise]) -> list[Exercise]:
+    """Transitive dependencies of `ex`, deepest first (M07.6 -> [M06.3, M07.1])."""
+    order: list[Exercise] = []
+    stack: list[str] = []
+
+    def visit(e: Exercise) -> None:
+        if e.id in stack:
+            raise ManifestError(f"{rel(e.manifest)}: requires: dependency cycle {' -> '.join(stack + [e.id])}")
+        stack.append(e.id)
+        for r in e.requires:
+            dep = by_id[r]
+            if dep not in order:
+                visit(dep)
+                order.append(dep)
+        stack.pop()
+
+    visit(ex)
+    return order
+
+
+def find(key: str, exercises: dict[str, Exercise]) -> Exercise:
+    """Look an exercise up by id or slug, in any case (`M07.6`, `m07.6`, `m07-6`)."""
+    slug = key.strip().lower().replace(".", "-")
+    if slug in exercises:
+        return exercises[slug]
+    known = ", ".join(sorted(e.id for e in exercises.values()))
+    raise KeyError(f"unknown exercise {key!r} (known: {known})")
