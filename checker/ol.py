@@ -1,0 +1,453 @@
+"""`ol`: the learner's local workflow on the site's own exercises, hidden tests and judge.
+
+    ol start M07.6      put the starter at python/tinyllm/prob/rejection.py in your folder
+    ol tests M07.6      the catalogue of hidden tests: what each checks and why it matters
+    ol check M07.6      run the hidden tests on your file; the exit code is the verdict
+    ol diff  M07.6      after a pass: your code against the reference
+    ol list             every exercise and its status in this folder
+
+Nothing here decides pass or fail: `checker.judge` does, in a fresh interpreter (`checker.olrun`), exactly as the
+site's worker does in Pyodide. Exercises come from the `exercises/` folder of the checkout this package lives in,
+or from $TL_EXERCISES. Every problem ends as a short message and a non-zero exit, never as a traceback of `ol`.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+from . import manifest, olrun
+from .manifest import Exercise, ManifestError
+from .progress import CHANGED, NOT_STARTED, PASSED, Progress, ProgressError, backup, ensure_state_dir, \
+    file_sha256, find_workspace, sha256_of
+
+ENV_EXERCISES = "TL_EXERCISES"
+WIDTH = 100
+OUTPUT_LINES = 40  # lines of the learner's own printed output shown after a check
+
+# Exit codes: 0 success; 1 the check ran and did not pass, or ol refused (would overwrite, diff before a pass,
+# a dependency not passed); 2 the request could not be carried out (unknown id, missing file, bad manifest).
+FAILED, BAD_INPUT = 1, 2
+
+
+class OlError(Exception):
+    """A message for the learner and the exit code that goes with it."""
+
+    def __init__(self, message: str, code: int = BAD_INPUT):
+        super().__init__(message)
+        self.code = code
+
+
+def width() -> int:
+    """Terminal width, at most WIDTH columns, so text stays readable in a wide window too."""
+    return max(60, min(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns))
+
+
+def say(text: str = "", *, indent: str = "", file=None) -> None:
+    """Print `text` wrapped to the terminal, paragraph by paragraph, keeping the learner's own line breaks."""
+    out = file or sys.stdout
+    # A command in backticks is one unit: keep it on one line so it can be copied.
+    glued = re.sub(r"`[^`\n]*`", lambda m: m.group(0).replace(" ", "\0"), text)
+    for line in glued.split("\n"):
+        wrapped = textwrap.wrap(line, width() - len(indent), break_long_words=False, break_on_hyphens=False)
+        for part in wrapped or [""]:
+            print((indent + part).rstrip().replace("\0", " "), file=out)
+
+
+def shown(path: Path) -> str:
+    """`path` relative to the current directory when it is below it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+def place(folder: Path) -> str:
+    """A folder as a sentence can name it: "this folder" for the current one."""
+    where = shown(folder)
+    return "this folder" if where == "." else where
+
+
+# ---- exercises and folders ----------------------------------------------------------------------------------------
+
+def exercises_root() -> Path:
+    """$TL_EXERCISES, else the `exercises/` folder next to the installed `checker` package."""
+    env = os.environ.get(ENV_EXERCISES)
+    root = Path(env).expanduser().resolve() if env else manifest.EXERCISES
+    if not root.is_dir():
+        where = f"${ENV_EXERCISES} points at {root}" if env else f"ol looks for exercises in {root}"
+        raise OlError(f"{where}, and there is no such folder. Install ol from the course repository checkout "
+                      f"(`pip install -e .` at its root), or set {ENV_EXERCISES} to its exercises/ folder.")
+    return root
+
+
+def load_exercises() -> dict[str, Exercise]:
+    """Every exercise, or an OlError that names the broken manifest and field."""
+    root = exercises_root()
+    try:
+        found = manifest.load_all(root)
+    except ManifestError as exc:
+        raise OlError(f"the exercise data is broken, so ol cannot continue: {exc}") from None
+    if not found:
+        raise OlError(f"no exercises found in {root} (each lives in <id>/exercise.toml)")
+    return found
+
+
+def lookup(key: str, exercises: dict[str, Exercise]) -> Exercise:
+    """The exercise named `key` in any case and spelling (M07.6, m07.6, m07-6), or a message listing them all."""
+    try:
+        return manifest.find(key, exercises)
+    except KeyError:
+        known = ", ".join(sorted(e.id for e in exercises.values()))
+        raise OlError(f"there is no exercise {key!r}. Exercise ids look like E7.3 or M07.6 (any case, '.' or '-'); "
+                      f"the ones available are: {known}. `ol list` shows them with their status.") from None
+
+
+def by_id(exercises: dict[str, Exercise]) -> dict[str, Exercise]:
+    return {e.id: e for e in exercises.values()}
+
+
+def workspace(args: argparse.Namespace) -> Path:
+    folder = find_workspace(Path(args.dir) if getattr(args, "dir", None) else None, Path.cwd())
+    if not folder.is_dir():
+        raise OlError(f"the working folder {folder} does not exist (from --dir)")
+    return folder
+
+
+def progress(folder: Path) -> Progress:
+    try:
+        return Progress.load(folder)
+    except ProgressError as exc:
+        raise OlError(str(exc)) from None
+
+
+def read_learner(ex: Exercise, folder: Path) -> bytes:
+    """The bytes of the learner's file for `ex`, or a message saying how to create it."""
+    path = folder / ex.learner_path
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise OlError(f"{ex.id}: your file {ex.learner_path} is not in {place(folder)}. Run `ol start {ex.id}` "
+                      f"there to create it from the starter, or pass --dir with the folder that holds your "
+                      f"python/ directory.") from None
+    except OSError as exc:
+        raise OlError(f"{ex.id}: cannot read {shown(path)}: {exc.strerror or exc}") from None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OlError(f"{ex.id}: {shown(path)} is not UTF-8 text (byte {exc.start} cannot be decoded). Save it "
+                      f"as UTF-8 in your editor and run ol again.") from None
+    return data
+
+
+# ---- ol start ---------------------------------------------------------------------------------------------------
+
+def cmd_start(args: argparse.Namespace) -> int:
+    ex = lookup(args.id, load_exercises())
+    folder = workspace(args)
+    target = folder / ex.learner_path
+    starter = ex.starter.read_bytes()
+    note = ""
+    if target.exists():
+        if target.read_bytes() == starter:
+            say(f"{ex.id}: {shown(target)} is already there, unchanged from the starter.")
+            return 0
+        if not args.force:
+            raise OlError(f"{ex.id}: {shown(target)} already exists and differs from the starter, so it holds "
+                          f"your work; ol start never overwrites it. To start over, run `ol start {ex.id} "
+                          f"--force`: your file is first copied to {shown(folder / '.ol' / 'backups')}/.",
+                          FAILED)
+        note = f"Your previous file is saved as {shown(backup(folder, ex.learner_path))}\n"
+    ensure_state_dir(folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(starter)
+    say(f"{note}{ex.id} {ex.title}: wrote the starter to {shown(target)}")
+    needs = ", ".join(ex.requires)
+    say(f"Next: `ol tests {ex.id}` to read what the hidden tests check, then `ol check {ex.id}`."
+        + (f" It builds on {needs}: pass that first, or add --ref-deps to use the reference." if needs else ""))
+    return 0
+
+
+# ---- ol tests ---------------------------------------------------------------------------------------------------
+
+def cmd_tests(args: argparse.Namespace) -> int:
+    ex = lookup(args.id, load_exercises())
+    say(f"{ex.id} {ex.title} ({ex.kind}): {len(ex.catalogue)} hidden tests, up to {ex.time_limit:g} s each, "
+        f"run on {ex.learner_path}")
+    for i, test in enumerate(ex.catalogue, 1):
+        print()
+        say(f"{i:2}. {test.name}  [{test.kind}]")
+        say(f"checks: {test.checks}", indent="    ")
+        say(f"why:    {test.why}", indent="    ")
+    return 0
+
+
+# ---- ol check ---------------------------------------------------------------------------------------------------
+
+def missing_dependency(ex: Exercise, exercises: dict[str, Exercise], folder: Path, record: Progress) -> str:
+    """'' when every dependency passed with its current file here; else the gating message.
+
+    Direct requirements are named before transitive ones: M07.6 asks for M07.1, and M07.1's own check will then
+    ask for M06.3. A dependency edited since it passed counts as not passed: its new version was never judged.
+    """
+    deps = manifest.dependency_order(ex, by_id(exercises))
+    ordered = [d for d in deps if d.id in ex.requires] + [d for d in reversed(deps) if d.id not in ex.requires]
+    for dep in ordered:
+        status = record.status(dep.id, folder / dep.learner_path)
+        if status == PASSED:
+            continue
+        why = {NOT_STARTED: "it is not started in this folder",
+               CHANGED: f"your {dep.learner_path} changed since it passed, so it needs checking again"}.get(
+            status, "you have not passed it in this folder yet")
+        via = "" if dep.id in ex.requires else f" (through {', '.join(ex.requires)})"
+        return (f"{ex.id} needs {dep.id}{via}: {why}. Pass it first (`ol check {dep.id}`), or run "
+                f"`ol check {ex.id} --ref-deps` to use the reference implementation of every dependency.")
+    return ""
+
+
+def _learner_paths(text: str, exercises: dict[str, Exercise]) -> str:
+    """Show files under the names the learner knows (python/tinyllm/...), not the judge's import paths."""
+    for e in exercises.values():
+        text = re.sub(r'(File "|of )' + re.escape(e.import_path) + r'\b', r"\g<1>" + e.learner_path, text)
+    return text
+
+
+def _stopped_message(ex: Exercise, outcome: olrun.Outcome) -> str:
+    limit = f"{ex.time_limit:g} s"
+    seconds = f"stopped after {outcome.elapsed:.0f} s"
+    why = ("and could not be interrupted: for example a long call into C code (numpy on a huge array), or a "
+           "loop that catches every exception, even the one that stops it.")
+    if outcome.stopped == "import":
+        return (f"{ex.id}: {seconds} while importing {ex.learner_path}: the code at the top level of your file "
+                f"ran past the {limit} limit {why}")
+    if outcome.stopped == "test":
+        return (f"{ex.id}: {seconds} in {outcome.test}: it ran past the {limit} limit per test {why} "
+                f"The remaining tests did not run.")
+    if outcome.stopped == "boot":
+        return f"{ex.id}: {seconds}: the checker's Python did not start (is the machine very busy?)."
+    return f"{ex.id}: {seconds}: the check as a whole took far longer than {limit} per test {why}"
+
+
+def _print_tests(result: dict, exercises: dict[str, Exercise]) -> None:
+    for test in result["tests"]:
+        label = {"passed": "passed", "failed": "FAILED"}.get(test["outcome"], "ERROR")
+        say(f"  {label:7} {test['name']}")
+        if test["outcome"] != "passed" and test.get("message"):
+            say(_learner_paths(test["message"], exercises), indent=" " * 10)
+
+
+def _print_output(stdout: str) -> None:
+    lines = stdout.rstrip("\n").splitlines()
+    if not lines:
+        return
+    print("\nYour code printed:")
+    for line in lines[:OUTPUT_LINES]:
+        print("  | " + line)
+    if len(lines) > OUTPUT_LINES:
+        print(f"  | ... {len(lines) - OUTPUT_LINES} more lines")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    exercises = load_exercises()
+    ex = lookup(args.id, exercises)
+    folder = workspace(args)
+    data = read_learner(ex, folder)
+    record = progress(folder)
+    deps = manifest.dependency_order(ex, by_id(exercises))
+    if not args.ref_deps:
+        gate = missing_dependency(ex, exercises, folder, record)
+        if gate:
+            raise OlError(gate, FAILED)
+    elif not deps:
+        say(f"note: {ex.id} has no dependencies; --ref-deps changes nothing.", file=sys.stderr)
+    files = {d.import_path: (d.reference if args.ref_deps else folder / d.learner_path).read_text(encoding="utf-8")
+             for d in deps}
+    files[ex.import_path] = data.decode("utf-8")
+    used = (" with the reference " if args.ref_deps else " with your ") + ", ".join(d.id for d in deps) if deps else ""
+    say(f"{ex.id} {ex.title}: checking {shown(folder / ex.learner_path)}{used} against {len(ex.catalogue)} "
+        f"hidden tests (up to {ex.time_limit:g} s each)...")
+    sys.stdout.flush()
+    request = {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
+               "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
+    outcome = olrun.run(request, tests=len(ex.catalogue))
+    if outcome.stopped:
+        say(_stopped_message(ex, outcome))
+        return FAILED
+    if outcome.result is None:
+        say(f"{ex.id}: the check process {outcome.crash.splitlines()[0]}, so there is no verdict. Code that "
+            f"calls os._exit() or crashes the interpreter (a segfault in C code) does this.")
+        for line in outcome.crash.splitlines()[1:]:
+            print("  | " + line)
+        return FAILED
+    return report(ex, exercises, outcome.result, folder, record, data, args.ref_deps)
+
+
+def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: Path, record: Progress,
+           data: bytes, ref_deps: bool) -> int:
+    """Print the judge's verdict; record a pass. Returns the exit code."""
+    tests = result.get("tests", [])
+    traceback_text = _learner_paths(result.get("traceback", ""), exercises).rstrip()
+    did_not_run = bool(tests) and all(t["message"].startswith("your code did not run") for t in tests)
+    if did_not_run or (result["status"] == "timeout" and not tests):
+        if result["status"] == "timeout":
+            say(f"{ex.id}: stopped after {ex.time_limit:g} s while importing {ex.learner_path}: the code at the "
+                f"top level of your file ran too long (an infinite loop?), so no test ran. It was here:")
+            # the exception that stopped it is the checker's, not the learner's: show only where it was
+            traceback_text = "\n".join(line for line in traceback_text.splitlines() if "TestTimeout" not in line)
+        else:
+            say(f"{ex.id}: your file {ex.learner_path} did not run, so none of the {len(tests)} hidden tests "
+                f"could. Python says:")
+        print(traceback_text)
+        _print_output(result.get("stdout", ""))
+        return FAILED
+    if not tests:
+        last = [line for line in traceback_text.splitlines() if line.strip()][-1:] or ["no result"]
+        say(f"{ex.id}: the hidden tests could not be loaded against your file: {last[0]}")
+        return FAILED
+    _print_tests(result, exercises)
+    _print_output(result.get("stdout", ""))
+    passed = sum(t["outcome"] == "passed" for t in tests)
+    failed = sum(t["outcome"] == "failed" for t in tests)
+    errors = len(tests) - passed - failed
+    if result["status"] == "passed" and passed == len(tests) == len(ex.catalogue):
+        record.record(ex.id, sha256_of(data), ref_deps)
+        try:
+            record.save()
+        except ProgressError as exc:
+            say(f"warning: {exc}", file=sys.stderr)
+        say(f"\n{ex.id}: all {passed} tests passed. Recorded in {shown(record.path)}; `ol diff {ex.id}` now "
+            f"shows your code against the reference.")
+        return 0
+    parts = [f"{passed} passed", f"{failed} failed"] + ([f"{errors} errors"] if errors else [])
+    first = next(t["name"] for t in tests if t["outcome"] != "passed")
+    say(f"\n{ex.id}: not passed yet ({', '.join(parts)} of {len(tests)}). Start with {first}; "
+        f"`ol tests {ex.id}` says what each test checks.")
+    return FAILED
+
+
+# ---- ol diff ----------------------------------------------------------------------------------------------------
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    ex = lookup(args.id, load_exercises())
+    folder = workspace(args)
+    record = progress(folder)
+    passed = record.passes.get(ex.id)
+    if passed is None:
+        raise OlError(f"{ex.id}: ol diff shows the reference only after your own check has passed, and "
+                      f"{ex.id} has not passed in {place(folder)}. Run `ol check {ex.id}` first.", FAILED)
+    data = read_learner(ex, folder)
+    if sha256_of(data) != passed.sha256:
+        say(f"note: {ex.learner_path} changed since it passed ({passed.when}); this is your current file "
+            f"against the reference. `ol check {ex.id}` records the new version.", file=sys.stderr)
+    mine = data.decode("utf-8").splitlines(keepends=True)
+    ref = ex.reference.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = list(difflib.unified_diff(mine, ref, f"yours/{ex.learner_path}", f"reference/{ex.learner_path}"))
+    if not lines:
+        say(f"{ex.id}: your file is identical to the reference.")
+    for line in lines:
+        sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return 0
+
+
+# ---- ol list ----------------------------------------------------------------------------------------------------
+
+def cmd_list(args: argparse.Namespace) -> int:
+    exercises = load_exercises()
+    folder = workspace(args)
+    record = progress(folder)
+    rows = [("ID", "KIND", "STATUS", "REQUIRES", "TITLE")]
+    for ex in sorted(exercises.values(), key=lambda e: e.slug):
+        rows.append((ex.id, ex.kind, record.status(ex.id, folder / ex.learner_path),
+                     ", ".join(ex.requires) or "-", ex.title))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for row in rows:
+        line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[4]
+        print(line if len(line) <= width() else line[: width() - 3] + "...")
+    done = sum(record.status(e.id, folder / e.learner_path) == PASSED for e in exercises.values())
+    say(f"\n{done} of {len(exercises)} passed in {place(folder)}.")
+    return 0
+
+
+# ---- the command line -------------------------------------------------------------------------------------------
+
+EPILOG = """exit codes: 0 success (for check: every hidden test passed); 1 not passed, stopped, or refused;
+2 bad input (unknown exercise, missing file, broken exercise data).
+Exercise ids are accepted in any case and as E7.3, e7.3 or e7-3. Your folder is --dir, else the nearest folder
+at or above the current one that holds .ol/ (ol start creates it), else the current folder.
+Exercises are read from the course checkout ol is installed from, or from $TL_EXERCISES."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse tree; `--help` on the command and every subcommand comes from here."""
+    parser = argparse.ArgumentParser(
+        prog="ol", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="Work the tinyllm exercises in your own editor: the same starters, hidden tests and judge "
+                    "as the site, offline.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    folder = argparse.ArgumentParser(add_help=False)
+    folder.add_argument("--dir", metavar="DIR", help="your working folder (default: see below)")
+
+    def command(name: str, summary: str, detail: str, func, parents=(folder,)) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=summary, description=detail, epilog=EPILOG, parents=list(parents),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(func=func)
+        return p
+
+    p = command("start", "put an exercise's starter into your folder",
+                "Write the starter of an exercise at its path in your folder (M07.6: python/tinyllm/prob/"
+                "rejection.py) and print where.\nExisting work is never overwritten without --force, which first "
+                "copies it to .ol/backups/.", cmd_start)
+    p.add_argument("id", help="exercise id, e.g. M07.6")
+    p.add_argument("--force", action="store_true", help="replace your file with the starter (a backup is kept)")
+    p = command("tests", "show the catalogue of hidden tests",
+                "List the hidden tests of an exercise: name, kind, what it checks and why it matters.\n"
+                "Read it before you start; the tests' source stays hidden.", cmd_tests, parents=())
+    p.add_argument("id", help="exercise id, e.g. M07.6")
+    p = command("check", "run the hidden tests on your file (exit code 0 = passed)",
+                "Run the exercise's hidden tests on your file with the course's judge, in a fresh Python process\n"
+                "with a time limit per test, print each outcome, and record a pass in .ol/progress.json.\n"
+                "An exercise that builds on others (requires) uses your passed files of those, or with\n"
+                "--ref-deps the reference implementations.", cmd_check)
+    p.add_argument("id", help="exercise id, e.g. M07.6")
+    p.add_argument("--ref-deps", action="store_true",
+                   help="use the reference implementations of every exercise this one builds on")
+    p = command("diff", "after a pass: your code against the reference",
+                "Show a unified diff of your file against the reference solution. Only after your check has\n"
+                "passed.", cmd_diff)
+    p.add_argument("id", help="exercise id, e.g. M07.6")
+    command("list", "every exercise and its status in your folder",
+            "List every exercise with its kind, what it requires, and its status in your folder:\n"
+            "not started, started, passed, or changed since pass.", cmd_list)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `ol` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return BAD_INPUT
+    try:
+        return args.func(args)
+    except OlError as exc:
+        say(f"ol: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        say("ol: interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a learner must never see a traceback of ol itself
+        if os.environ.get("OL_DEBUG"):
+            raise
+        say(f"ol: internal error: {type(exc).__name__}: {exc}. This is a bug in ol, not in your code; please "
+            f"report it with the command you ran (set OL_DEBUG=1 to see the traceback).", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Run one `judge.check` in a fresh interpreter, watched by a wall-clock watchdog (used by `ol check`).
+
+Why a subprocess: learner code shares the interpreter with whatever judges it. In a child process it cannot
+change the state of `ol` itself, nothing it leaves behind (modules, monkeypatches, threads) reaches the next check,
+and the parent can kill it outright. The judge's SIGALRM stops a pure-Python infinite loop inside a test, but not
+a long call into C, a `time.sleep` whose interruption is swallowed, nor a loop that catches every exception; only
+killing the process stops those.
+
+How the watchdog knows where the child is: the child appends one line per phase to a file
+(`import`, then `collect` when pytest starts, then `test <name>` as each test starts, then `finish`); this module
+doubles as the pytest plugin that writes them (loaded through PYTEST_PLUGINS, since the judge owns `pytest.main`).
+Each phase gets the exercise's time limit plus a grace period; the judge's own timeout normally fires first and
+yields a proper result, so the watchdog only acts when nothing else could.
+
+Child protocol: `python -m checker.olrun FOLDER` reads FOLDER/request.json (the keyword arguments of
+`judge.check`) and writes FOLDER/result.json (the judge's result) before exiting.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PHASE_ENV = "OL_PHASE_FILE"
+BOOT_LIMIT = 60.0  # seconds for a fresh interpreter to import pytest and the checker: generous, a loaded laptop
+POLL = 0.05
+CHECKER_ROOT = Path(__file__).resolve().parent.parent  # the folder holding the `checker` package
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to the child: a judge result, or why there is none.
+
+    result:  the judge's result dict, when the child finished
+    stopped: "" or the phase in which the watchdog killed it ("boot", "import", "collect", "test", "finish",
+             "overall"); `test` names the test that was running, `elapsed` the seconds since the start
+    crash:   "" or a description of an unexpected end of the child (a segfault, os._exit at import)
+    """
+
+    result: dict | None
+    stopped: str = ""
+    test: str = ""
+    elapsed: float = 0.0
+    crash: str = ""
+
+
+def grace(time_limit: float) -> float:
+    """Extra seconds the watchdog allows on top of the judge's own limit before it kills."""
+    return 2.0 + 0.25 * time_limit
+
+
+_DROPPED = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONSAFEPATH", "PYTHONWARNINGS"}
+
+
+def _child_env(phase_file: Path) -> dict[str, str]:
+    # The learner's shell may carry PYTEST_ADDOPTS, PYTHONPATH pointing at their own `python/` folder, or
+    # PYTHONINSPECT; none of them may change how the hidden tests run.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k not in _DROPPED}
+    env.update({
+        "PYTHONPATH": str(CHECKER_ROOT),       # `checker` (hidden tests use checker.stats); not the learner's path
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTEST_PLUGINS": "checker.olrun",      # the phase reporter below
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # a learner's pytest-randomly or xdist must not change the verdict
+        PHASE_ENV: str(phase_file),
+    })
+    return env
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: processes the learner started die too
+        else:
+            proc.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _phases(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def run(request: dict, *, tests: int) -> Outcome:
+    """Run `judge.check(**request)` in a child interpreter and return its Outcome; never raises for learner code.
+
+    `request` holds the judge's keyword arguments except `workdir`; `tests` is the number of catalogue tests,
+    which bounds the whole run at about time_limit * (tests + 2) seconds in addition to the per-phase limits.
+    """
+    limit = float(request.get("time_limit") or 10.0)
+    per_phase = limit + grace(limit)
+    overall = BOOT_LIMIT + per_phase * (tests + 2)
+    with tempfile.TemporaryDirectory(prefix="ol-check-", ignore_cleanup_errors=True) as tmp:
+        folder = Path(tmp)
+        (folder / "request.json").write_text(json.dumps(request), encoding="utf-8")
+        phase_file = folder / "phases"
+        with open(folder / "stdout", "wb") as out, open(folder / "stderr", "wb") as err:
+            start = time.monotonic()
+            proc = subprocess.Popen([sys.executable, "-m", "checker.olrun", str(folder)], cwd=folder,
+                                    env=_child_env(phase_file), stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=err, start_new_session=hasattr(os, "killpg"))
+            seen, phase, since = 0, "boot", start
+            try:
+                while proc.poll() is None:
+                    time.sleep(POLL)
+                    now = time.monotonic()
+                    lines = _phases(phase_file)
+                    if len(lines) > seen:
+                        seen, phase, since = len(lines), lines[-1], now
+                    budget = BOOT_LIMIT if phase == "boot" else per_phase
+                    if now - since > budget or now - start > overall:
+                        _kill(proc)
+                        kind, _, name = phase.partition(" ")
+                        return Outcome(None, stopped="overall" if now - since <= budget else kind, test=name,
+                                       elapsed=now - start)
+            finally:
+                if proc.poll() is None:  # Ctrl-C in the parent, or any other way out
+                    _kill(proc)
+        elapsed = time.monotonic() - start
+        result_file = folder / "result.json"
+        if result_file.exists():
+            return Outcome(json.loads(result_file.read_text(encoding="utf-8")), elapsed=elapsed)
+        code = proc.returncode
+        how = f"ended by signal {-code}" if code < 0 else f"ended with exit code {code}"
+        where = (_phases(phase_file) or ["boot"])[-1]
+        tail = (folder / "stderr").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+        return Outcome(None, test=where.partition(" ")[2], elapsed=elapsed,
+                       crash="\n".join([f"{how} during {where.partition(' ')[0]}", *tail]))
+
+
+# ---- the child side ---------------------------------------------------------------------------------------------
+
+def _phase(text: str) -> None:
+    path = os.environ.get(PHASE_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(text + "\n")
+
+
+def pytest_configure(config) -> None:  # pytest hook: the learner's module imported, the hidden tests load now
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)  # the import alarm set in _child; the judge times each test
+    _phase("collect")
+
+
+def pytest_runtest_logstart(nodeid, location) -> None:  # pytest hook
+    name = nodeid.rsplit("::", 1)[-1].split("[", 1)[0]
+    _phase("test " + name)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:  # pytest hook
+    _phase("finish")
+
+
+def _child(folder: Path) -> int:
+    import pytest  # noqa: F401 - imported before the learner's clock starts
+
+    from checker import judge
+
+    request = json.loads((folder / "request.json").read_text(encoding="utf-8"))
+    limit = request.get("time_limit")
+
+    def alarm(signum, frame):
+        raise judge.TestTimeout()
+
+    # The judge times each test but not the import of the learner's module; an infinite loop at the top of the
+    # file is stopped here, with a traceback that shows where it was.
+    if limit and hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, float(limit))
+    _phase("import")
+    try:
+        result = judge.check(workdir=str(folder / "work"), **request)
+    except judge.TestTimeout:
+        result = {"status": "timeout", "tests": [], "stdout": "", "traceback": ""}
+    finally:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    tmp = folder / "result.tmp"
+    tmp.write_text(json.dumps(result), encoding="utf-8")
+    os.replace(tmp, folder / "result.json")
+    return 0
+
+
+if __name__ == "__main__":
+    code = _child(Path(sys.argv[1]))
+    sys.stdout.flush()
+    os._exit(code)  # do not wait for threads the learner's code may have left running
