@@ -1,0 +1,360 @@
+"""`ol` end to end: every command runs as a subprocess in a temporary folder, as a learner would run it.
+
+Two exercise roots (through TL_EXERCISES): a copy of the real E7.3, so starter, reference and mutants are the
+site's own; and two tiny exercises T1.1 <- T1.2 with a one-second time limit, for dependency gating and for code
+that never ends, so those tests take seconds rather than the real limit of 20 s per test.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from checker import manifest  # noqa: E402
+from checker.validate import apply_mutant  # noqa: E402
+
+E73_FILE = "python/tinyllm/lessons/rejection_correction.py"
+BASE_FILE = "python/toy/base.py"
+QUAD_FILE = "python/toy/quad.py"
+
+TOY = {
+    "t1-1/exercise.toml": """
+        id = "T1.1"
+        title = "Doubling"
+        kind = "lesson"
+        page = "toy/doubling.md"
+        time_limit = 1
+
+        [code]
+        path = "python/toy/base.py"
+
+        [[tests]]
+        name = "test_double"
+        kind = "unit"
+        checks = "double(3) is 6"
+        why = "the basics"
+
+        [[tests]]
+        name = "test_double_negative"
+        kind = "unit"
+        checks = "double(-2) is -4"
+        why = "signs matter"
+        """,
+    "t1-1/starter.py": "def double(x):\n    pass\n",
+    "t1-1/reference.py": "def double(x):\n    return 2 * x\n",
+    "t1-1/tests/test_t1_1.py": """
+        from toy.base import double
+
+
+        def test_double():
+            assert double(3) == 6, f"double(3) should be 6, got {double(3)}"
+
+
+        def test_double_negative():
+            assert double(-2) == -4, f"double(-2) should be -4, got {double(-2)}"
+        """,
+    "t1-1/mutants/positive-only.toml": """
+        fails = "test_double_negative"
+        description = "only doubles positive numbers"
+
+        [[edit]]
+        find = "return 2 * x"
+        replace = "return 2 * x if x > 0 else x"
+        """,
+    "t1-2/exercise.toml": """
+        id = "T1.2"
+        title = "Quadrupling"
+        kind = "module"
+        page = "toy/quadrupling.md"
+        requires = ["T1.1"]
+        time_limit = 1
+
+        [code]
+        path = "python/toy/quad.py"
+
+        [[tests]]
+        name = "test_quadruple"
+        kind = "unit"
+        checks = "quadruple(5) is 20"
+        why = "built on double"
+        """,
+    "t1-2/starter.py": "from toy.base import double\n\n\ndef quadruple(x):\n    pass\n",
+    "t1-2/reference.py": "from toy.base import double\n\n\ndef quadruple(x):\n    return double(double(x))\n",
+    "t1-2/tests/test_t1_2.py": """
+        from toy.quad import quadruple
+
+
+        def test_quadruple():
+            assert quadruple(5) == 20, f"quadruple(5) should be 20, got {quadruple(5)}"
+        """,
+}
+
+
+@pytest.fixture(scope="session")
+def e73_root(tmp_path_factory) -> Path:
+    """A copy of the real E7.3 alone: exercises being written next to it cannot break these tests."""
+    root = tmp_path_factory.mktemp("e73-exercises")
+    shutil.copytree(REPO / "exercises" / "e7-3", root / "e7-3", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture(scope="session")
+def toy_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("toy-exercises")
+    for rel, text in TOY.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
+
+
+def ol(root: Path, cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run `python -m checker.ol ARGS` in `cwd` against the exercises in `root`."""
+    env = {**os.environ, "TL_EXERCISES": str(root), "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    env.pop("OL_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "checker.ol", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def no_traceback_from_ol(run: subprocess.CompletedProcess) -> None:
+    both = run.stdout + run.stderr
+    assert "checker/" not in both and "site-packages" not in both, both
+
+
+def flat(text: str) -> str:
+    """`text` with every run of whitespace as one space: messages are wrapped to the terminal's width."""
+    return " ".join(text.split())
+
+
+def write(folder: Path, rel: str, text: str) -> None:
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+# ---- start, tests, help -------------------------------------------------------------------------------------------
+
+def test_start_writes_the_starter_and_never_overwrites_without_force(e73_root, tmp_path):
+    run = ol(e73_root, tmp_path, "start", "e7.3")
+    assert run.returncode == 0, run.stderr
+    target = tmp_path / E73_FILE
+    assert target.read_bytes() == (e73_root / "e7-3" / "starter.py").read_bytes()
+    assert E73_FILE in run.stdout
+
+    target.write_text("# my work\n", encoding="utf-8")
+    refused = ol(e73_root, tmp_path, "start", "E7-3")
+    assert refused.returncode != 0
+    assert "--force" in refused.stderr and "never overwrites" in flat(refused.stderr)
+    assert target.read_text(encoding="utf-8") == "# my work\n"
+
+    forced = ol(e73_root, tmp_path, "start", "E7.3", "--force")
+    assert forced.returncode == 0, forced.stderr
+    backups = list((tmp_path / ".ol" / "backups").rglob("rejection_correction.py"))
+    assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == "# my work\n"
+    assert str(backups[0].relative_to(tmp_path)) in forced.stdout.replace("\n", "")
+    assert target.read_bytes() == (e73_root / "e7-3" / "starter.py").read_bytes()
+
+
+def test_start_into_dir_and_from_a_subfolder(toy_root, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    assert ol(toy_root, tmp_path, "start", "t1.1", "--dir", str(work)).returncode == 0
+    assert (work / BASE_FILE).exists()
+    # from deep inside the working folder, ol finds it through .ol/ like git finds .git/
+    listed = ol(toy_root, work / "python" / "toy", "list")
+    assert "T1.1" in listed.stdout and "started" in listed.stdout
+
+
+def test_tests_prints_the_catalogue(e73_root, tmp_path):
+    run = ol(e73_root, tmp_path, "tests", "E7.3")
+    assert run.returncode == 0, run.stderr
+    ex = manifest.load(e73_root / "e7-3")
+    for entry in ex.catalogue:
+        assert entry.name in run.stdout and f"[{entry.kind}]" in run.stdout
+    assert "why:" in run.stdout and "checks:" in run.stdout
+    assert max(len(line) for line in run.stdout.splitlines()) <= 100
+
+
+def test_help_everywhere_and_unknown_id(toy_root, tmp_path):
+    for args in ([], ["start"], ["tests"], ["check"], ["diff"], ["list"]):
+        run = ol(toy_root, tmp_path, *args, "--help")
+        assert run.returncode == 0 and "usage: ol" in run.stdout, args
+    unknown = ol(toy_root, tmp_path, "check", "Z9.9")
+    assert unknown.returncode == 2
+    assert "no exercise 'Z9.9'" in unknown.stderr and "T1.1" in unknown.stderr
+    no_traceback_from_ol(unknown)
+    missing = ol(toy_root, tmp_path, "check", "T1.1")
+    assert missing.returncode == 2 and "ol start T1.1" in missing.stderr
+    no_traceback_from_ol(missing)
+
+
+# ---- check on the real E7.3 -------------------------------------------------------------------------------------
+
+def test_check_starter_fails_then_reference_passes_then_diff(e73_root, tmp_path):
+    assert ol(e73_root, tmp_path, "start", "E7.3").returncode == 0
+    before = ol(e73_root, tmp_path, "diff", "E7.3")
+    assert before.returncode == 1 and "only after" in flat(before.stderr) and before.stdout == ""
+
+    starter = ol(e73_root, tmp_path, "check", "E7.3")
+    assert starter.returncode == 1
+    assert "FAILED  test_residual_of_lesson_example" in starter.stdout
+    assert "not passed yet" in flat(starter.stdout)
+    assert not (tmp_path / ".ol" / "progress.json").exists()
+
+    reference = (e73_root / "e7-3" / "reference.py").read_text(encoding="utf-8")
+    (tmp_path / E73_FILE).write_text(reference.replace('"""E7.3', '"""Mine. E7.3', 1), encoding="utf-8")
+    passed = ol(e73_root, tmp_path, "check", "e7-3")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert passed.stdout.count("passed  test_") == 13 and "all 13 tests passed" in passed.stdout
+    assert '"E7.3"' in (tmp_path / ".ol" / "progress.json").read_text(encoding="utf-8")
+
+    diff = ol(e73_root, tmp_path, "diff", "E7.3")
+    assert diff.returncode == 0
+    assert f"--- yours/{E73_FILE}" in diff.stdout and '+"""E7.3' in diff.stdout and '-"""Mine.' in diff.stdout
+
+    with open(tmp_path / E73_FILE, "a", encoding="utf-8") as f:
+        f.write("# later edit\n")
+    changed = ol(e73_root, tmp_path, "diff", "E7.3")
+    assert changed.returncode == 0 and "changed since it passed" in flat(changed.stderr)
+    assert "changed since pass" in ol(e73_root, tmp_path, "list").stdout
+
+
+def test_check_mutant_fails_its_named_test(e73_root, tmp_path):
+    ex = manifest.load(e73_root / "e7-3")
+    mutant = next(m for m in ex.mutants if m.name == "always-keep-draft")
+    write(tmp_path, E73_FILE, apply_mutant(ex.reference.read_text(encoding="utf-8"), mutant))
+    run = ol(e73_root, tmp_path, "check", "E7.3")
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert f"  FAILED  {mutant.fails}" in lines
+    assert "  passed  test_residual_of_lesson_example" in lines
+
+
+def test_check_syntax_error_shows_only_the_learners_lines(toy_root, tmp_path):
+    write(tmp_path, BASE_FILE, "def double(x):\n    return [2 * x\n")
+    run = ol(toy_root, tmp_path, "check", "T1.1")
+    assert run.returncode == 1
+    assert f'File "{BASE_FILE}", line 2' in run.stdout and "SyntaxError" in run.stdout
+    assert "did not run" in run.stdout
+    no_traceback_from_ol(run)
+
+
+def test_check_exception_at_import(toy_root, tmp_path):
+    write(tmp_path, BASE_FILE, """\
+        def helper():
+            return {}["missing"]
+
+        print("hello from import")
+        VALUE = helper()
+        """)
+    run = ol(toy_root, tmp_path, "check", "T1.1")
+    assert run.returncode == 1
+    assert f'File "{BASE_FILE}", line 2, in helper' in run.stdout and "KeyError: 'missing'" in run.stdout
+    assert "hello from import" in run.stdout
+    no_traceback_from_ol(run)
+
+
+# ---- code that never ends ---------------------------------------------------------------------------------------
+
+LOOP_IN_FUNCTION = """\
+    def double(x):
+        while True:
+            pass
+    """
+LOOP_AT_IMPORT = """\
+    while True:
+        pass
+    """
+# Catches the judge's own stop signal and keeps going: only killing the process ends it. (`while True: pass`
+# inside the try would not do: CPython 3.11 lets the signal's exception escape that one-instruction loop.)
+STUBBORN_IN_FUNCTION = """\
+    def double(x):
+        n = 0
+        while True:
+            try:
+                while True:
+                    n += 1
+            except BaseException:
+                pass
+    """
+STUBBORN_AT_IMPORT = STUBBORN_IN_FUNCTION + "double(1)\n"  # after the closing quotes' indent
+
+
+@pytest.mark.parametrize("source, expect", [
+    (LOOP_IN_FUNCTION, ["ERROR test_double stopped after 1 s", "stopped after 1 s: an infinite loop"]),
+    (LOOP_AT_IMPORT, ["stopped after 1 s while importing", f'File "{BASE_FILE}", line 1, in <module>']),
+    (STUBBORN_IN_FUNCTION, ["in test_double: it ran past the 1 s limit", "could not be interrupted"]),
+    (STUBBORN_AT_IMPORT, ["while importing", "could not be interrupted"]),
+], ids=["loop-in-function", "loop-at-import", "stubborn-in-function", "stubborn-at-import"])
+def test_check_stops_code_that_never_ends(toy_root, tmp_path, source, expect):
+    write(tmp_path, BASE_FILE, source)
+    start = time.monotonic()
+    run = ol(toy_root, tmp_path, "check", "T1.1", timeout=30)
+    elapsed = time.monotonic() - start
+    assert run.returncode == 1, run.stdout + run.stderr
+    for text in expect:
+        assert text in flat(run.stdout), run.stdout
+    assert elapsed < 15, f"took {elapsed:.1f} s"
+    no_traceback_from_ol(run)
+
+
+# ---- dependencies -----------------------------------------------------------------------------------------------
+
+def test_dependency_gating_and_ref_deps(toy_root, tmp_path):
+    reference_quad = (toy_root / "t1-2" / "reference.py").read_text(encoding="utf-8")
+    write(tmp_path, QUAD_FILE, reference_quad)
+    gated = ol(toy_root, tmp_path, "check", "T1.2")
+    assert gated.returncode == 1
+    assert "T1.2 needs T1.1" in gated.stderr and "--ref-deps" in gated.stderr and gated.stdout == ""
+
+    with_refs = ol(toy_root, tmp_path, "check", "T1.2", "--ref-deps")
+    assert with_refs.returncode == 0, with_refs.stdout + with_refs.stderr
+
+    # once the learner's own T1.1 has passed, T1.2 is checked with it
+    write(tmp_path, BASE_FILE, "def double(x):\n    return x + x\n")
+    assert ol(toy_root, tmp_path, "check", "T1.1").returncode == 0
+    assert ol(toy_root, tmp_path, "check", "T1.2").returncode == 0
+
+    # edited after its pass: T1.1 no longer counts until it is checked again
+    write(tmp_path, BASE_FILE, "def double(x):\n    return x + x + 0\n")
+    regated = ol(toy_root, tmp_path, "check", "T1.2")
+    assert regated.returncode == 1 and "T1.2 needs T1.1" in regated.stderr and "changed" in flat(regated.stderr)
+
+
+def test_ref_deps_substitutes_the_reference_not_the_learners_file(toy_root, tmp_path):
+    # The learner's T1.1 carries a marker the reference lacks; this quadruple reads it, so the verdict tells
+    # which T1.1 the check imported.
+    write(tmp_path, BASE_FILE, "def double(x):\n    return 2 * x\nMINE = True\n")
+    assert ol(toy_root, tmp_path, "check", "T1.1").returncode == 0
+    write(tmp_path, QUAD_FILE, """\
+        import toy.base
+
+        def quadruple(x):
+            return 20 if getattr(toy.base, "MINE", False) else -1
+        """)
+    assert ol(toy_root, tmp_path, "check", "T1.2").returncode == 0
+    assert ol(toy_root, tmp_path, "check", "T1.2", "--ref-deps").returncode == 1
+
+
+def test_list_shows_every_status(toy_root, tmp_path):
+    fresh = ol(toy_root, tmp_path, "list")
+    assert fresh.returncode == 0
+    rows = {line.split()[0]: line for line in fresh.stdout.splitlines() if line.startswith("T1.")}
+    assert "not started" in rows["T1.1"] and "lesson" in rows["T1.1"]
+    assert "not started" in rows["T1.2"] and "module" in rows["T1.2"] and "T1.1" in rows["T1.2"].split("module")[1]
+
+    write(tmp_path, BASE_FILE, "def double(x):\n    return 2 * x\n")
+    assert ol(toy_root, tmp_path, "check", "T1.1").returncode == 0
+    ol(toy_root, tmp_path, "start", "T1.2")
+    rows = {line.split()[0]: line for line in ol(toy_root, tmp_path, "list").stdout.splitlines()
+            if line.startswith("T1.")}
+    assert "passed" in rows["T1.1"] and "started" in rows["T1.2"]
