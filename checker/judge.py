@@ -15,11 +15,13 @@ import builtins
 import importlib
 import io
 import itertools
+import linecache
 import os
 import shutil
 import signal
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -35,17 +37,22 @@ class TestTimeout(BaseException):
 
 
 class CappedStream(io.TextIOBase):
-    """A text stream that keeps the first `cap` characters, forwards them to `on_write`, and drops the rest.
+    """A text stream that keeps the first `cap` characters and drops the rest, counting what it dropped.
 
     A learner printing a million lines must not exhaust memory nor flood the page: the cap is enforced where the
-    text is produced, so the dropped part costs almost nothing.
+    text is produced, so the dropped part costs almost nothing. Kept text is forwarded to `on_write` in batches
+    (every `batch` characters or `interval` seconds, and at the end), so streaming to the page stays cheap.
     """
 
-    def __init__(self, cap: int = OUTPUT_CAP, on_write: Callable[[str], None] | None = None):
-        self.cap, self.on_write = cap, on_write
+    def __init__(self, cap: int = OUTPUT_CAP, on_write: Callable[[str], None] | None = None,
+                 batch: int = 4096, interval: float = 0.05):
+        self.cap, self.on_write, self.batch, self.interval = cap, on_write, batch, interval
         self.parts: list[str] = []
+        self.pending: list[str] = []
+        self.pending_size = 0
         self.size = 0
         self.dropped = 0
+        self.last_flush = time.monotonic()
 
     def writable(self) -> bool:
         return True
@@ -60,10 +67,21 @@ class CappedStream(io.TextIOBase):
             self.parts.append(kept)
             self.size += len(kept)
             if self.on_write:
-                self.on_write(kept)
+                self.pending.append(kept)
+                self.pending_size += len(kept)
+                if self.pending_size >= self.batch or time.monotonic() - self.last_flush >= self.interval:
+                    self.flush()
         return len(text)
 
+    def flush(self) -> None:
+        if self.on_write and self.pending:
+            text = "".join(self.pending)
+            self.pending, self.pending_size = [], 0
+            self.on_write(text)
+        self.last_flush = time.monotonic()
+
     def getvalue(self) -> str:
+        self.flush()
         text = "".join(self.parts)
         if self.dropped:
             text += f"\n[output truncated: {self.dropped:,} more characters not shown]\n"
@@ -326,21 +344,33 @@ def _restore_builtins(saved: dict) -> None:
     current.update(saved)
 
 
-def run(code: str, filename: str, *, on_write: Callable[[str], None] | None = None,
-        namespace: dict | None = None) -> dict:
+def run(code: str, filename: str, *, files: Mapping[str, str] | None = None, workdir: str | None = None,
+        on_write: Callable[[str], None] | None = None) -> dict:
     """Execute learner code as a script (the Run button), capturing output with a cap.
 
-    Returns {"status": "ok" | "error" | "timeout", "stdout": str, "traceback": str}. KeyboardInterrupt (the
-    browser's Stop and time limit) is reported as "timeout" so the caller can tell the learner what happened.
+    `files` (path under the import root -> source) are importable while the code runs: the dependencies a
+    module's code imports (M07.6 imports M07.1's sampling module). Returns
+    {"status": "ok" | "error" | "timeout", "stdout": str, "traceback": str}; KeyboardInterrupt (the browser's
+    Stop and time limit) is reported as "timeout".
     """
     out = CappedStream(on_write=on_write)
-    saved = sys.stdout, sys.stderr, dict(builtins.__dict__)
+    saved = sys.stdout, sys.stderr, list(sys.path), dict(builtins.__dict__)
     result = {"status": "ok", "stdout": "", "traceback": ""}
+    files = dict(files or {})
+    root = Path(workdir or "/tmp") / f"script-{os.getpid()}-{next(_counter)}"
+    tops = {rel.split("/", 1)[0].removesuffix(".py") for rel in files}
     names = {filename: filename}
-    sys.stdout = sys.stderr = out
+    names.update({str(root / rel): rel for rel in files})
     try:
+        _write_tree(root, files)
+        _purge(tops, root)
+        importlib.invalidate_caches()
+        sys.path.insert(0, str(root))
+        sys.stdout = sys.stderr = out
+        # Register the source so tracebacks can quote the learner's lines, as they would for a file on disk.
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         compiled = compile(code, filename, "exec", dont_inherit=True)
-        exec(compiled, namespace if namespace is not None else {"__name__": "__main__", "__file__": filename})
+        exec(compiled, {"__name__": "__main__", "__file__": filename})
     except (KeyboardInterrupt, TestTimeout):
         result["status"] = "timeout"
     except SystemExit as exc:
@@ -352,6 +382,9 @@ def run(code: str, filename: str, *, on_write: Callable[[str], None] | None = No
         result["traceback"] = format_traceback(exc, names)
     finally:
         sys.stdout, sys.stderr = saved[0], saved[1]
-        _restore_builtins(saved[2])
+        sys.path[:] = saved[2]
+        _restore_builtins(saved[3])
         result["stdout"] = out.getvalue()
+        _purge(tops, root)
+        shutil.rmtree(root, ignore_errors=True)
     return result

@@ -1,0 +1,68 @@
+# Two commands matter (see README): `make serve` and `make test`. Everything else is a step of those.
+SHELL := /bin/bash
+PY := .venv/bin/python
+export PYTHONPATH := $(CURDIR)
+export NO_MKDOCS_2_WARNING := 1
+PORT ?= 8000
+
+.PHONY: setup setup-python setup-node setup-browser build bundle serve serve-isolated test test-unit test-js \
+        test-exercises test-pyodide test-e2e validate bench clean
+
+setup: setup-python setup-node ## Python venv, npm packages, Pyodide assets (no browser)
+	$(PY) -m tools.pyodide_assets .cache/pyodide-check >/dev/null
+
+setup-python: .venv/.installed
+.venv/.installed: requirements.txt pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+setup-node: node_modules/.package-lock.json
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+setup-browser: ## Debian's chromium, for the end-to-end tests
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+	@chromium --version
+
+bundle: setup-node
+	node web/build.mjs
+
+build: setup bundle ## the site, into site/ (validates every exercise first)
+	$(PY) -m mkdocs build --strict
+
+serve: build ## build, then serve on http://127.0.0.1:$(PORT)/
+	$(PY) -m tools.serve --port $(PORT)
+
+serve-isolated: build ## same, with cross-origin isolation headers (Stop interrupts instead of restarting)
+	$(PY) -m tools.serve --port $(PORT) --isolate
+
+validate: setup-python ## every exercise: reference passes, starter fails, mutants caught, prompts agree
+	$(PY) -m checker validate
+
+test-unit: setup-python
+	$(PY) -m pytest -q tests/unit
+
+test-js: setup-node
+	node --test web/test/
+
+test-exercises: validate
+
+test-pyodide: build ## the same validation inside Pyodide under Node.js; outcomes must equal CPython's
+	$(PY) -m pytest -q tests/pyodide
+
+test-e2e: build setup-browser ## real headless Chromium against the built site on localhost
+	$(PY) -m pytest -q tests/e2e
+
+test: test-unit test-js test-exercises test-pyodide test-e2e ## everything CI runs
+	@echo "all tests passed"
+
+bench: build setup-browser ## start-up and run-time benchmark (see bench/README.md)
+	$(PY) -m bench.run
+
+clean:
+	rm -rf site build .cache

@@ -1,0 +1,47 @@
+"""The hidden tests behave the same in Pyodide (the browser's runtime) as on CPython.
+
+Runs the whole exercise validation (reference, starter, every mutant, every prompt) inside Pyodide 0.27.7 under
+Node.js, with the wheels the site ships, and compares every verdict with CPython's.
+"""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checker import validate
+
+REPO = Path(__file__).resolve().parents[2]
+ASSETS = REPO / "site" / "assets" / "pyodide"
+
+
+@pytest.fixture(scope="module")
+def pyodide_report():
+    if not (ASSETS / "wheels.json").is_file():
+        pytest.fail("site/assets/pyodide is missing: build the site first (make build)")
+    proc = subprocess.run(["node", str(Path(__file__).with_name("validate_in_pyodide.mjs")), str(REPO), str(ASSETS)],
+                          capture_output=True, text=True, timeout=900, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_runs_in_pyodide(pyodide_report):
+    assert pyodide_report["platform"].startswith("emscripten 3.12"), pyodide_report["platform"]
+    print(f"\npyodide: {pyodide_report['platform']}, timing {pyodide_report['timing']}")
+
+
+def test_validation_is_clean_in_pyodide(pyodide_report):
+    assert pyodide_report["errors"] == []
+
+
+def test_every_verdict_matches_cpython(pyodide_report):
+    reports, errors = validate.validate_all()
+    assert errors == []
+    cpython = {r.slug: r.outcomes for r in reports}
+    assert set(pyodide_report["outcomes"]) == set(cpython)
+    for slug, outcomes in cpython.items():
+        theirs = pyodide_report["outcomes"][slug]
+        for key in outcomes:
+            if key.startswith("prompt:"):
+                continue  # reprs of floats and arrays may differ in formatting, values are checked by errors == []
+            assert theirs.get(key) == outcomes[key], f"{slug} {key}: pyodide {theirs.get(key)} != cpython {outcomes[key]}"

@@ -1,0 +1,34 @@
+// Run checker.validate inside Pyodide under Node.js and print its JSON report.
+// The same judge, hidden tests and mutants as on CPython, in the browser's runtime, without a browser.
+// usage: node validate_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> [ID ...]
+import { loadPyodide } from "pyodide";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+const [repo, assets, ...ids] = process.argv.slice(2);
+const site = `${resolve(assets)}/`;
+const started = performance.now();
+// The core loads from node_modules/pyodide (the same npm package the site copies; under the repo's
+// "type": "module" Node would misread the site's copy of pyodide.asm.js), the packages from the built site.
+const py = await loadPyodide({ stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
+const lock = JSON.parse(readFileSync(`${site}pyodide-lock.json`, "utf8"));
+const { wheels } = JSON.parse(readFileSync(`${site}wheels.json`, "utf8"));
+const files = [lock.packages.numpy.file_name, ...wheels].map((w) => site + w);
+await py.loadPackage(files, { messageCallback: () => {} });
+const ready = performance.now();
+py.FS.mkdirTree("/repo");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: resolve(repo) }, "/repo");
+py.globals.set("ids", py.toPy(ids));
+const report = py.runPython(`
+import json, os, sys
+sys.path.insert(0, "/repo")
+os.chdir("/tmp")
+from checker import validate, manifest
+manifest.REPO = manifest.Path("/repo")
+reports, errors = validate.validate_all(list(ids) or None)
+json.dumps({"errors": errors, "outcomes": {r.slug: r.outcomes for r in reports}})
+`);
+const out = JSON.parse(report);
+out.timing = { startMs: Math.round(ready - started), validateMs: Math.round(performance.now() - ready) };
+out.platform = py.runPython("import sys, numpy; f'{sys.platform} {sys.version.split()[0]} numpy {numpy.__version__}'");
+console.log(JSON.stringify(out));

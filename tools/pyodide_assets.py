@@ -1,0 +1,137 @@
+"""Gather and verify every file the browser needs to run Python, offline.
+
+Sources, in order (see tools/assets.toml): the local cache (`TL_CACHE`, default ~/.cache/tinyllm); a folder the
+user names (`TL_WHEEL_DIR`, opt-in); a mirror URL the user names (`TL_PYODIDE_MIRROR`, opt-in); and PyPI through
+pip, which is a package registry. Nothing else is ever contacted. A corrupt numpy wheel makes Pyodide's
+`loadPackage` fail silently, so every wheel is checked against its pinned sha256 before it is copied.
+
+Usage: python -m tools.pyodide_assets DEST   (DEST receives pyodide/ files and wheels.json)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import urllib.request
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SPEC = Path(__file__).with_name("assets.toml")
+NODE_PYODIDE = REPO / "node_modules" / "pyodide"
+
+
+class AssetError(RuntimeError):
+    """A required file is missing or differs from its pinned hash. The message names the file."""
+
+
+def cache_dir() -> Path:
+    path = Path(os.environ.get("TL_CACHE", Path.home() / ".cache" / "tinyllm"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _verified(path: Path, digest: str) -> bool:
+    return path.is_file() and sha256(path) == digest
+
+
+def _pip_download(requirement: str, into: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
+           requirement, "-d", str(into)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssetError(f"pip could not download {requirement}: {proc.stderr.strip()[-800:]}")
+
+
+def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
+           carrier: tuple[str, str] | None = None) -> Path:
+    """Return a verified copy of `file` in the cache, fetching it from the allowed sources if needed."""
+    cache = cache_dir() / "wheels"
+    cache.mkdir(parents=True, exist_ok=True)
+    target = cache / file
+    if _verified(target, digest):
+        return target
+    local = os.environ.get("TL_WHEEL_DIR")
+    if local and _verified(Path(local) / file, digest):
+        shutil.copyfile(Path(local) / file, target)
+        return target
+    mirror = os.environ.get("TL_PYODIDE_MIRROR")
+    if mirror:
+        urllib.request.urlretrieve(mirror.rstrip("/") + "/" + file, target)  # noqa: S310 - explicit opt-in
+    elif carrier:
+        requirement, inner = carrier
+        holder = cache_dir() / "carriers"
+        holder.mkdir(exist_ok=True)
+        if not list(holder.glob(requirement.split("==")[0].replace("-", "_") + "-*.whl")):
+            _pip_download(requirement, holder)
+        for wheel in holder.glob(requirement.split("==")[0].replace("-", "_") + "-*.whl"):
+            with zipfile.ZipFile(wheel) as zf:
+                name = inner + file
+                if name in zf.namelist():
+                    with zf.open(name) as src, target.open("wb") as dst:
+                        shutil.copyfileobj(src, dst)
+    elif pip_requirement:
+        _pip_download(pip_requirement, cache)
+    if not target.is_file():
+        raise AssetError(f"{file}: not found in the cache, TL_WHEEL_DIR, TL_PYODIDE_MIRROR or the registry")
+    got = sha256(target)
+    if got != digest:
+        target.unlink()
+        raise AssetError(f"{file}: sha256 is {got}, expected {digest}; the corrupt copy was removed")
+    return target
+
+
+def gather(dest: Path) -> dict:
+    """Copy Pyodide's core, numpy and the judge's wheels into `dest`; return what the worker must load."""
+    spec = tomllib.loads(SPEC.read_text(encoding="utf-8"))
+    core = spec["pyodide"]
+    pkg = NODE_PYODIDE / "package.json"
+    if not pkg.is_file():
+        raise AssetError(f"{pkg.relative_to(REPO)}: missing; run `npm ci` first")
+    installed = json.loads(pkg.read_text())["version"]
+    if installed != core["version"]:
+        raise AssetError(f"node_modules/pyodide: version {installed}, tools/assets.toml pins {core['version']}")
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in core["files"]:
+        src = NODE_PYODIDE / name
+        if not src.is_file() or src.stat().st_size == 0:
+            raise AssetError(f"node_modules/pyodide/{name}: missing or empty; run `npm ci`")
+        shutil.copyfile(src, dest / name)
+
+    lock = json.loads((NODE_PYODIDE / "pyodide-lock.json").read_text())
+    numpy = lock["packages"]["numpy"]
+    if numpy["depends"]:
+        raise AssetError(f"pyodide-lock.json: numpy now depends on {numpy['depends']}; gather those too")
+    carrier = (spec["numpy"]["carrier"], spec["numpy"]["carrier_path"])
+    shutil.copyfile(obtain(numpy["file_name"], numpy["sha256"], carrier=carrier), dest / numpy["file_name"])
+
+    wheels = []
+    for wheel in spec["wheels"]:
+        name, version = wheel["file"].split("-")[:2]
+        path = obtain(wheel["file"], wheel["sha256"], pip_requirement=f"{name}=={version}")
+        shutil.copyfile(path, dest / wheel["file"])
+        wheels.append(wheel["file"])
+    info = {"pyodide": installed, "packages": ["numpy"], "wheels": wheels}
+    (dest / "wheels.json").write_text(json.dumps(info, indent=1))
+    return info
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m tools.pyodide_assets DEST")
+    try:
+        print(json.dumps(gather(Path(sys.argv[1]))))
+    except AssetError as exc:
+        sys.exit(f"error: {exc}")

@@ -1,0 +1,255 @@
+/**
+ * A code cell: the editor, Run / Check / Stop / Reset, the learner's output, and one row per hidden test.
+ *
+ * The verdict shown is the judge's (checker/judge.py in the worker); this module only displays it. The code is
+ * saved on every change, before anything runs, so no Stop, crash or reload can lose it.
+ */
+import { createEditor } from "./editor.js";
+import { keys } from "./store.js";
+import { widgetData } from "./prompts.js";
+
+const SAVE_DELAY_MS = 300;
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+const bundles = new Map();
+
+/** Fetch (once) the exercise bundle with the hidden tests and the reference. */
+export function loadBundle(base, slug) {
+  if (!bundles.has(slug)) {
+    bundles.set(slug, fetch(new URL(`tl/exercises/${slug}.json`, base)).then((r) => {
+      if (!r.ok) throw new Error(`exercise ${slug}: HTTP ${r.status}`);
+      return r.json();
+    }).catch((err) => {
+      bundles.delete(slug);
+      throw err;
+    }));
+  }
+  return bundles.get(slug);
+}
+
+const STATUS_TEXT = {
+  "": "Starting Python…",
+  python: "Python started · loading numpy…",
+  numpy: "Ready to run · loading the checker…",
+  judge: "Ready",
+};
+
+/** One-line summary of a result, for the status line and screen readers. */
+export function summarise(result, timeLimit) {
+  const tests = result.tests || [];
+  const passed = tests.filter((t) => t.outcome === "passed").length;
+  switch (result.status) {
+    case "passed": return `All ${tests.length} tests pass.`;
+    case "failed": return `${passed} of ${tests.length} tests pass.`;
+    case "ok": return "Ran without errors.";
+    case "timeout": return `Stopped at the time limit of ${timeLimit} s: an infinite loop, or far too slow. Your code is still here.`;
+    case "stopped": return "Stopped. Your code is still here.";
+    default: return tests.length ? "Your code did not run; no test could pass." : "Your code raised an error.";
+  }
+}
+
+/**
+ * Mount one cell.
+ * @param {HTMLElement} root  .tl-cell placeholder
+ * @param {{store: object, python: import("./worker-client.js").PythonWorker, base: URL}} ctx
+ */
+export function mountCell(root, { store, python, base }) {
+  const data = widgetData(root);
+  const isExercise = root.dataset.kind === "exercise";
+  const slug = isExercise ? data.slug : `example-${location.pathname}-${[...document.querySelectorAll(".tl-cell[data-kind=example]")].indexOf(root)}`;
+  const filename = isExercise ? data.importPath : "example.py";
+  const starter = isExercise ? data.starter : data.code;
+  const codeKey = keys.code(slug);
+  const saved = store.get(codeKey, null);
+  const initial = saved && typeof saved.code === "string" ? saved.code : starter;
+
+  const header = el("div", { class: "tl-cell-head" });
+  header.append(el("code", { class: "tl-path" }, isExercise ? data.path : "example"));
+  const status = el("span", { class: "tl-status", role: "status", "aria-live": "polite" });
+  header.append(status);
+  const host = el("div", { class: "tl-editor" });
+  const bar = el("div", { class: "tl-toolbar" });
+  const button = (label, cls, title) => el("button", { type: "button", class: `md-button ${cls}`, title }, label);
+  const runB = button("Run", "tl-run", "Run your code (Shift+Enter)");
+  const checkB = button("Check", "tl-check md-button--primary", "Run the hidden tests (Ctrl/⌘+Enter)");
+  const stopB = button("Stop", "tl-stop", "Stop the running code");
+  const resetB = button("Reset", "tl-reset", "Put the starter code back (undo with Ctrl/⌘+Z)");
+  bar.append(runB);
+  if (isExercise) bar.append(checkB);
+  bar.append(stopB, resetB);
+  const hint = el("span", { class: "tl-hint" },
+    isExercise ? "Ctrl/⌘+Enter checks · Shift+Enter runs · Esc then Tab leaves the editor"
+      : "Ctrl/⌘+Enter runs · Esc then Tab leaves the editor");
+  bar.append(hint);
+  const deps = el("div", { class: "tl-deps", hidden: "" });
+  const summary = el("p", { class: "tl-summary", role: "status", "aria-live": "polite" });
+  const output = el("pre", { class: "tl-output", hidden: "", tabindex: "0", "aria-label": "Output" });
+  const results = el("ul", { class: "tl-results", "aria-label": "Hidden tests" });
+  root.querySelector(":scope > .tl-fallback")?.remove();
+  root.append(header, host, bar, deps, summary, output, results);
+
+  let saveTimer = null;
+  const save = (code) => store.set(codeKey, { code, at: Date.now() });
+  const editor = createEditor({
+    parent: host,
+    doc: initial,
+    label: isExercise ? `Code editor for ${data.id}: ${data.path}` : "Example code editor",
+    onChange: (code) => {
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(() => save(code), SAVE_DELAY_MS);
+    },
+    onPrimary: () => (isExercise ? check() : run()),
+    onSecondary: () => run(),
+  });
+  window.addEventListener("pagehide", () => save(editor.getCode()));
+
+  let busy = false;
+  function setBusy(on, label = "") {
+    busy = on;
+    runB.disabled = on;
+    checkB.disabled = on;
+    resetB.disabled = on;
+    stopB.disabled = !on;
+    root.dataset.state = on ? "running" : "idle";
+    if (on) summary.textContent = label;
+  }
+  setBusy(false);
+
+  function showStatus({ stage, failed, restarts }) {
+    status.textContent = failed ? `Python could not start: ${failed}` : STATUS_TEXT[stage] || stage;
+    status.dataset.stage = failed ? "failed" : stage || "starting";
+    root.dataset.python = status.dataset.stage;
+    if (restarts) status.title = `Python restarted ${restarts} time${restarts === 1 ? "" : "s"}`;
+  }
+  python.subscribe(showStatus);
+
+  function showOutput(text) {
+    output.hidden = !text;
+    output.textContent = text;
+  }
+
+  function renderTests(result) {
+    results.replaceChildren();
+    for (const t of result.tests || []) {
+      const row = el("li", { class: `tl-test tl-${t.outcome}`, "data-test": t.name, "data-outcome": t.outcome });
+      const mark = el("span", { class: "tl-mark", "aria-hidden": "true" }, t.outcome === "passed" ? "✓" : t.outcome === "failed" ? "✗" : "!");
+      const name = el("code", {}, t.name);
+      const verdict = el("span", { class: "tl-sr" }, ` ${t.outcome}`);
+      row.append(mark, name, verdict);
+      if (t.message) row.append(el("span", { class: "tl-message" }, t.message));
+      results.append(row);
+    }
+  }
+
+  function render(result, { restored = false } = {}) {
+    root.dataset.status = result.status;
+    const text = summarise(result, data.timeLimit || "");
+    summary.textContent = restored ? `Last check: ${text}` : text;
+    showOutput([result.stdout, result.traceback].filter(Boolean).join(result.stdout && result.traceback ? "\n" : ""));
+    if (result.tests) renderTests(result);
+  }
+
+  async function dependencies() {
+    const files = {};
+    const missing = [];
+    const prefs = store.get(keys.prefs(slug), {}) || {};
+    for (const dep of data.requires || []) {
+      const bundle = await loadBundle(base, dep);
+      const last = store.get(keys.result(dep), null);
+      if (last && last.status === "passed" && typeof last.code === "string") files[bundle.importPath] = last.code;
+      else if (prefs.refDeps) files[bundle.importPath] = bundle.reference;
+      else missing.push(bundle.id);
+    }
+    return { files, missing };
+  }
+
+  function showDeps(missing) {
+    deps.replaceChildren();
+    deps.hidden = missing.length === 0;
+    if (!missing.length) return;
+    const msg = el("p", { class: "tl-needs" }, `${data.id} needs ${missing[0]}. Pass ${missing.join(" and ")} first, or check against the reference implementation${missing.length > 1 ? "s" : ""}.`);
+    const label = el("label");
+    const box = el("input", { type: "checkbox", class: "tl-refdeps" });
+    label.append(box, ` Use the reference ${missing.join(", ")}`);
+    box.addEventListener("change", () => {
+      store.set(keys.prefs(slug), { ...(store.get(keys.prefs(slug), {}) || {}), refDeps: box.checked });
+      if (box.checked) check();
+    });
+    deps.append(msg, label);
+  }
+
+  async function run() {
+    if (busy) return;
+    const code = editor.getCode();
+    save(code);
+    setBusy(true, python.stage === "judge" || python.stage === "numpy" ? "Running…" : "Queued: runs as soon as Python is ready…");
+    showOutput("");
+    let files = {};
+    if (isExercise && data.requires && data.requires.length) {
+      const found = await dependencies().catch(() => ({ files: {}, missing: [] }));
+      files = found.files;
+    }
+    let streamed = "";
+    const result = await python.request("run", { code, filename, files }, {
+      timeLimit: data.timeLimit || 20,
+      onStdout: (text) => {
+        streamed += text;
+        showOutput(streamed);
+      },
+    });
+    setBusy(false);
+    render({ ...result, tests: undefined });
+  }
+
+  async function check() {
+    if (busy) return;
+    const code = editor.getCode();
+    save(code);
+    let bundle;
+    let found;
+    try {
+      [bundle, found] = await Promise.all([loadBundle(base, slug), dependencies()]);
+    } catch (err) {
+      summary.textContent = `The hidden tests could not be loaded (${err.message}). Reload the page to try again.`;
+      return;
+    }
+    showDeps(found.missing);
+    if (found.missing.length) {
+      summary.textContent = `${data.id} needs ${found.missing[0]}.`;
+      return;
+    }
+    setBusy(true, python.stage === "judge" ? "Checking…" : "Queued: checks as soon as Python is ready…");
+    showOutput("");
+    const result = await python.request("check", {
+      tests: bundle.tests, files: { ...found.files, [bundle.importPath]: code }, learner: bundle.importPath,
+      names: bundle.names,
+    }, { timeLimit: data.timeLimit || 20 });
+    setBusy(false);
+    render(result);
+    store.set(keys.result(slug), { ...result, code, at: Date.now() });
+    document.dispatchEvent(new CustomEvent("tl:result", { detail: { slug, result, code } }));
+  }
+
+  runB.addEventListener("click", run);
+  checkB.addEventListener("click", check);
+  stopB.addEventListener("click", () => python.stop());
+  resetB.addEventListener("click", () => {
+    editor.setCode(starter);
+    save(starter);
+    summary.textContent = "Starter code restored. Undo with Ctrl/⌘+Z if that was a mistake.";
+  });
+
+  if (isExercise) {
+    const last = store.get(keys.result(slug), null);
+    if (last && typeof last === "object" && Array.isArray(last.tests)) render(last, { restored: true });
+  }
+  const api = { editor, run, check };
+  root.tlCell = api; // a handle for automation and the end-to-end tests (set code, read it back)
+  return api;
+}

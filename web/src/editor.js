@@ -1,0 +1,52 @@
+/**
+ * The code editor: CodeMirror 6 with Python highlighting and the cell's shortcuts.
+ *
+ * Tab indents. Keyboard users leave the editor with Escape then Tab (CodeMirror's escape hatch), or toggle
+ * Tab's meaning with Ctrl-M (Shift-Alt-M on macOS); the page documents both next to every editor.
+ */
+import { basicSetup } from "codemirror";
+import { EditorView, keymap } from "@codemirror/view";
+import { EditorState } from "@codemirror/state";
+import { indentWithTab } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { syntaxHighlighting } from "@codemirror/language";
+import { classHighlighter } from "@lezer/highlight";
+
+/**
+ * @param {{parent: HTMLElement, doc: string, label: string, onChange: (code: string) => void,
+ *          onPrimary: () => void, onSecondary?: () => void}} options
+ *   onPrimary runs on Ctrl/⌘+Enter, onSecondary on Shift+Enter.
+ */
+export function createEditor({ parent, doc, label, onChange, onPrimary, onSecondary }) {
+  const shortcuts = keymap.of([
+    { key: "Mod-Enter", run: () => { onPrimary(); return true; }, preventDefault: true },
+    { key: "Shift-Enter", run: () => { (onSecondary || onPrimary)(); return true; }, preventDefault: true },
+  ]);
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        shortcuts, // first, so it wins over basicSetup's bindings of the same keys
+        basicSetup,
+        keymap.of([indentWithTab]),
+        python(),
+        syntaxHighlighting(classHighlighter), // token classes, coloured by tl.css for light and dark palettes
+        EditorView.contentAttributes.of({ "aria-label": label }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) onChange(update.state.doc.toString());
+        }),
+      ],
+    }),
+  });
+  return {
+    view,
+    /** The current code. */
+    getCode: () => view.state.doc.toString(),
+    /** Replace the whole text as one undoable change (Reset can be undone with Ctrl/⌘+Z). */
+    setCode(code) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code }, userEvent: "input.reset" });
+    },
+    focus: () => view.focus(),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The one module that owns browser storage. Everything a learner does is saved under versioned keys
+ * (`tinyllm:v1:<kind>:<name>`) so a later format can migrate or ignore old data instead of misreading it.
+ *
+ * Failures never break the page: unreadable entries are reset with a notice, and when storage is unavailable
+ * (private windows, quota full) the store keeps working in memory and says that work will not survive a reload.
+ */
+
+export const PREFIX = "tinyllm:";
+export const VERSION = "v1";
+const KEY_PREFIX = `${PREFIX}${VERSION}:`;
+
+/**
+ * @param {Storage|null} backend usually window.localStorage; null or a throwing object is tolerated
+ */
+export function createStore(backend) {
+  const memory = new Map();
+  const listeners = new Set();
+  const notices = [];
+  let persistent = true;
+
+  function notice(text) {
+    notices.push(text);
+    for (const fn of listeners) fn(text);
+  }
+
+  try {
+    const probe = `${KEY_PREFIX}probe`;
+    backend.setItem(probe, "1");
+    backend.removeItem(probe);
+  } catch {
+    persistent = false;
+    notices.push("This browser is not letting the page save. Your work stays while the page is open, but not after a reload.");
+  }
+
+  const fullKey = (key) => `${KEY_PREFIX}${key}`;
+
+  /** Read a value; returns `fallback` when absent, and resets an unreadable entry with a notice. */
+  function get(key, fallback = null) {
+    if (memory.has(key)) return structuredClone(memory.get(key));
+    if (!persistent) return fallback;
+    let raw;
+    try {
+      raw = backend.getItem(fullKey(key));
+    } catch {
+      return fallback;
+    }
+    if (raw === null) return fallback;
+    try {
+      const value = JSON.parse(raw);
+      memory.set(key, value);
+      return structuredClone(value);
+    } catch {
+      try {
+        backend.setItem(fullKey(`corrupt:${key}`), raw);
+        backend.removeItem(fullKey(key));
+      } catch { /* nothing more we can do */ }
+      notice(`Saved data for "${key}" was unreadable and has been reset (a copy was kept).`);
+      return fallback;
+    }
+  }
+
+  /** Save a value. Returns true when it reached persistent storage. */
+  function set(key, value) {
+    memory.set(key, structuredClone(value));
+    if (!persistent) return false;
+    try {
+      backend.setItem(fullKey(key), JSON.stringify(value));
+      return true;
+    } catch (err) {
+      notice(`Could not save "${key}" (${err && err.name === "QuotaExceededError" ? "storage is full" : "storage refused"}). It is kept while this page is open.`);
+      return false;
+    }
+  }
+
+  function remove(key) {
+    memory.delete(key);
+    if (!persistent) return;
+    try {
+      backend.removeItem(fullKey(key));
+    } catch { /* ignore */ }
+  }
+
+  /** Every key of this version (without the prefix), for export and the progress page. */
+  function keys() {
+    const found = new Set(memory.keys());
+    if (persistent) {
+      try {
+        for (let i = 0; i < backend.length; i += 1) {
+          const k = backend.key(i);
+          if (k && k.startsWith(KEY_PREFIX) && !k.startsWith(`${KEY_PREFIX}corrupt:`)) found.add(k.slice(KEY_PREFIX.length));
+        }
+      } catch { /* ignore */ }
+    }
+    return [...found].sort();
+  }
+
+  /** Forget the in-memory copy of `key` so the next get() rereads storage (another tab may have written). */
+  function refresh(key) {
+    memory.delete(key);
+  }
+
+  /** Everything, as one JSON-ready object: {format, version, saved, data}. */
+  function exportAll() {
+    const data = {};
+    for (const k of keys()) data[k] = get(k);
+    return { format: "tinyllm-progress", version: VERSION, saved: new Date().toISOString(), data };
+  }
+
+  /** Load an export. Returns the number of entries restored; throws Error with a readable message. */
+  function importAll(dump) {
+    if (!dump || dump.format !== "tinyllm-progress" || typeof dump.data !== "object" || dump.data === null) {
+      throw new Error("This file is not a tinyllm progress export.");
+    }
+    if (dump.version !== VERSION) throw new Error(`This export is format ${dump.version}; this site reads ${VERSION}.`);
+    let count = 0;
+    for (const [k, v] of Object.entries(dump.data)) {
+      set(k, v);
+      count += 1;
+    }
+    return count;
+  }
+
+  /** Remove every entry of this version. */
+  function clearAll() {
+    for (const k of keys()) remove(k);
+  }
+
+  return {
+    get, set, remove, keys, refresh, exportAll, importAll, clearAll,
+    get persistent() { return persistent; },
+    /** Notices so far, and a subscription for later ones. */
+    notices: () => [...notices],
+    onNotice(fn) { listeners.add(fn); return () => listeners.delete(fn); },
+  };
+}
+
+/** Storage keys, named in one place. */
+export const keys = {
+  code: (slug) => `code:${slug}`,
+  result: (slug) => `result:${slug}`,
+  prompt: (slug, id) => `prompt:${slug}/${id}`,
+  prefs: (slug) => `prefs:${slug}`,
+};

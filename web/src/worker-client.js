@@ -1,0 +1,201 @@
+/**
+ * The page's handle on the Python worker: starts it as the page opens, queues requests until Python is ready,
+ * enforces time limits, and stops runaway code.
+ *
+ * Stop: when the page is cross-origin isolated, a SharedArrayBuffer interrupt makes Python raise
+ * KeyboardInterrupt within milliseconds and keeps the interpreter (and its loaded packages). Code stuck where
+ * Python cannot check for interrupts (time.sleep, one long C call), or a page without isolation, gets a fresh
+ * worker instead; a spare worker is kept warm so that recovery does not cost a cold start.
+ */
+import { STAGES } from "./protocol.js";
+
+const GRACE_MS = 1500; // how long an interrupt may take before the worker is replaced
+
+let nextId = 1;
+
+export class PythonWorker {
+  /**
+   * @param {{base: string, spare?: boolean}} options  base: absolute URL of the site's assets/ folder;
+   *   spare: keep a second worker warm once code has run, for a quick recovery after a Stop
+   */
+  constructor({ base, spare = true }) {
+    this.base = base;
+    this.statusListeners = new Set();
+    this.useSpare = spare;
+    this.isolated = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated === true;
+    this.pending = new Map();
+    this.restarts = 0;
+    this.current = null;
+    this.spare = null;
+    this.live = null;
+  }
+
+  /** Start the worker (idempotent). */
+  start() {
+    if (!this.live || this.live.failed) this.live = this.#spawn();
+    this.#announce();
+    return this;
+  }
+
+  /** The furthest stage the live worker has reached: "" | "python" | "numpy" | "judge". */
+  get stage() {
+    return this.live ? this.live.stage : "";
+  }
+
+  #spawn() {
+    const worker = new Worker(new URL("tl/tl-worker.js", this.base), { type: "module" });
+    const slot = { worker, stage: "", interrupt: null, failed: "" };
+    if (this.isolated) slot.interrupt = new SharedArrayBuffer(1);
+    worker.onmessage = (event) => this.#receive(slot, event.data);
+    worker.onerror = (event) => this.#lost(slot, `the worker failed: ${event.message || "unknown error"}`);
+    const assets = this.base;
+    fetch(new URL("pyodide/wheels.json", assets)).then((r) => {
+      if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
+      return r.json();
+    }).then((info) => {
+      worker.postMessage({
+        type: "init", id: 0, indexURL: new URL("pyodide/", assets).href,
+        judgeURL: new URL("tl/checker.zip", assets).href,
+        wheels: info.wheels.map((w) => new URL(`pyodide/${w}`, assets).href), interrupt: slot.interrupt,
+      });
+    }).catch((err) => this.#lost(slot, `Python's files could not be loaded (${err.message})`));
+    return slot;
+  }
+
+  /** Current start-up status: {stage, failed, restarts, isolated}. */
+  get status() {
+    return { stage: this.stage, failed: this.live ? this.live.failed : "", restarts: this.restarts, isolated: this.isolated };
+  }
+
+  /** Call `fn(status)` now and on every change; returns an unsubscribe function. */
+  subscribe(fn) {
+    this.statusListeners.add(fn);
+    fn(this.status);
+    return () => this.statusListeners.delete(fn);
+  }
+
+  #announce() {
+    for (const fn of this.statusListeners) fn(this.status);
+  }
+
+  #receive(slot, msg) {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "status") {
+      slot.stage = msg.stage;
+      slot.ms = msg.ms;
+      if (slot === this.live) this.#announce();
+      return;
+    }
+    if (msg.type === "fatal") {
+      this.#lost(slot, msg.message);
+      return;
+    }
+    const req = this.pending.get(msg.id);
+    if (!req || req.slot !== slot) return;
+    if (msg.type === "started") {
+      req.started = performance.now();
+      if (req.timeLimit) req.timer = setTimeout(() => this.#halt(req, "timeout"), req.timeLimit * 1000);
+    } else if (msg.type === "stdout") {
+      req.stdout += msg.text;
+      req.onStdout(msg.text);
+    } else if (msg.type === "result") {
+      this.#finish(req, msg.result);
+    } else if (msg.type === "error") {
+      this.#finish(req, { status: "error", tests: [], stdout: req.stdout, traceback: `internal error: ${msg.message}` });
+    }
+  }
+
+  #finish(req, result) {
+    if (req.done) return;
+    req.done = true;
+    clearTimeout(req.timer);
+    clearTimeout(req.graceTimer);
+    this.pending.delete(req.id);
+    if (req.halted && (result.status === "timeout" || result.status === "ok" || result.status === "error")) {
+      result = { ...result, status: req.halted };
+    }
+    result.ms = req.started ? performance.now() - req.started : 0;
+    req.resolve(result);
+    this.#warmSpare(); // the learner is running code now: worth a spare for a quick recovery after a Stop
+  }
+
+  /** The live worker died or misbehaved: fail its requests plainly and bring up a replacement. */
+  #lost(slot, message) {
+    slot.worker.terminate();
+    if (slot === this.spare) {
+      this.spare = null;
+      return;
+    }
+    if (slot !== this.live) return;
+    const mine = [...this.pending.values()].filter((r) => r.slot === slot);
+    for (const req of mine) {
+      const status = req.halted || "error";
+      const note = req.halted ? "" : `${message}\nYour code is safe in the editor; Python has been restarted.`;
+      this.#finish(req, { status, tests: [], stdout: req.stdout, traceback: note, restarted: true });
+    }
+    if (!slot.stage && !mine.some((r) => r.halted)) {
+      // It never started (missing files, no WebAssembly): say so and wait for the learner to try again.
+      slot.failed = message;
+      this.#announce();
+      return;
+    }
+    this.restarts += 1;
+    this.live = this.spare || this.#spawn();
+    this.spare = null;
+    this.#announce();
+  }
+
+  /** Keep one spare worker loading in the background once the live one is ready, so recovery is quick. */
+  #warmSpare() {
+    if (!this.useSpare || this.spare || this.spareTimer) return;
+    const attempt = () => {
+      this.spareTimer = null;
+      if (this.spare || !this.useSpare) return;
+      if (this.live && this.live.stage === "judge") this.spare = this.#spawn();
+      else this.spareTimer = setTimeout(attempt, 1000);
+    };
+    attempt();
+  }
+
+  /**
+   * Send a request; resolves with its result (never rejects).
+   * @param {"run"|"check"} type
+   * @param {object} payload
+   * @param {{timeLimit?: number, onStdout?: (text: string) => void}} options
+   */
+  request(type, payload, { timeLimit = 0, onStdout = () => {} } = {}) {
+    this.start();
+    const id = nextId++;
+    const slot = this.live;
+    return new Promise((resolve) => {
+      const req = { id, slot, resolve, onStdout, timeLimit, stdout: "", done: false, halted: "" };
+      this.pending.set(id, req);
+      this.current = req;
+      if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
+      slot.worker.postMessage({ type, id, ...payload });
+    });
+  }
+
+  /** Stop whatever is running (the Stop button). Resolves its request with status "stopped". */
+  stop() {
+    for (const req of this.pending.values()) this.#halt(req, "stopped");
+  }
+
+  #halt(req, reason) {
+    if (req.done || req.halted) return;
+    req.halted = reason;
+    const slot = req.slot;
+    if (!req.started) {
+      // Still queued behind Python's start-up: withdraw it, nothing is running.
+      slot.worker.postMessage({ type: "cancel", id: req.id });
+      this.#finish(req, { status: reason, tests: [], stdout: "", traceback: "" });
+    } else if (slot.interrupt) {
+      new Uint8Array(slot.interrupt)[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check
+      req.graceTimer = setTimeout(() => this.#lost(slot, `${reason}: Python did not respond to the interrupt`), GRACE_MS);
+    } else {
+      this.#lost(slot, reason);
+    }
+  }
+}
+
+export { STAGES };

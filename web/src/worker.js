@@ -1,0 +1,144 @@
+/**
+ * The Python worker: Pyodide, numpy and the judge, off the page's main thread.
+ *
+ * Start-up is staged so the page can tell the learner what is ready: "python" (the interpreter), "numpy"
+ * (Run works), "judge" (pytest loaded: Check works). Requests that arrive early wait for the stage they need.
+ * Every request gets exactly one reply (see protocol.js); learner errors are results, not exceptions.
+ */
+import { requestProblem } from "./protocol.js";
+
+const JUDGE_DIR = "/home/pyodide/tl";
+const BRIDGE = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(JUDGE_DIR)})
+from checker import judge as _tl_judge
+
+def _tl_run(code, filename, files_json, write):
+    return json.dumps(_tl_judge.run(code, filename, files=json.loads(files_json), workdir="/tmp/tl",
+                                    on_write=write))
+
+def _tl_check(payload_json):
+    p = json.loads(payload_json)
+    return json.dumps(_tl_judge.check(tests=p["tests"], files=p["files"], learner=p["learner"],
+                                      names=p["names"], workdir="/tmp/tl"))
+`;
+
+let pyodide = null;
+let interrupt = null;
+let t0 = 0;
+const stages = {};
+let bridge = null;
+let dead = false;
+
+const post = (msg) => self.postMessage(msg);
+
+function fatal(message) {
+  dead = true;
+  post({ type: "fatal", message });
+}
+
+async function boot(msg) {
+  t0 = performance.now();
+  const { loadPyodide } = await import(new URL("pyodide.mjs", msg.indexURL).href);
+  const quiet = () => {};
+  stages.python = loadPyodide({ indexURL: msg.indexURL, stdout: quiet, stderr: quiet }).then(async (py) => {
+    pyodide = py;
+    if (msg.interrupt) {
+      interrupt = new Uint8Array(msg.interrupt);
+      py.setInterruptBuffer(interrupt);
+    }
+    const zip = await fetch(msg.judgeURL);
+    if (!zip.ok) throw new Error(`${msg.judgeURL}: HTTP ${zip.status}`);
+    py.unpackArchive(await zip.arrayBuffer(), "zip", { extractDir: JUDGE_DIR });
+    py.runPython(BRIDGE);
+    bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check") };
+    post({ type: "status", stage: "python", ms: performance.now() - t0 });
+  });
+  const loadErrors = [];
+  const load = (names) => pyodide.loadPackage(names, { messageCallback: quiet, errorCallback: (e) => loadErrors.push(e) });
+  stages.numpy = stages.python.then(async () => {
+    await load(["numpy"]);
+    // loadPackage does not fail on a corrupt wheel; importing is the real test.
+    try {
+      pyodide.runPython("import numpy");
+    } catch (err) {
+      throw new Error(`numpy could not be loaded: ${loadErrors.join("; ") || err.message}`);
+    }
+    post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
+  });
+  stages.judge = stages.numpy.then(async () => {
+    await load(msg.wheels);
+    try {
+      pyodide.runPython("import pytest");
+    } catch (err) {
+      throw new Error(`pytest could not be loaded: ${loadErrors.join("; ") || err.message}`);
+    }
+    post({ type: "status", stage: "judge", ms: performance.now() - t0 });
+  });
+  for (const stage of ["python", "numpy", "judge"]) {
+    stages[stage].catch((err) => fatal(`Python could not start (${stage}): ${err.message}`));
+  }
+}
+
+function invoke(fn) {
+  try {
+    return JSON.parse(fn());
+  } catch (err) {
+    // The judge turns every Python exception into a result, so anything reaching here broke the interpreter
+    // itself (os._exit, a wasm trap, the JS stack exhausted by deep recursion in C).
+    const text = String(err && err.message ? err.message : err).split("\n").slice(-3).join(" ");
+    fatal(`The Python runtime stopped: ${text}`);
+    return null;
+  }
+}
+
+async function handle(msg) {
+  const problem = requestProblem(msg);
+  if (problem) {
+    post({ type: "error", id: msg && msg.id, message: problem });
+    return;
+  }
+  if (msg.type === "init") {
+    if (!stages.python) boot(msg).catch((err) => fatal(`Python could not start: ${err.message}`));
+    return;
+  }
+  if (msg.type === "ping") {
+    post({ type: "result", id: msg.id, result: { status: "ok" } });
+    return;
+  }
+  if (!stages.python) {
+    post({ type: "error", id: msg.id, message: "send init first" });
+    return;
+  }
+  await (msg.type === "check" ? stages.judge : stages.numpy);
+  if (dead) return;
+  if (cancelled.delete(msg.id)) return;
+  if (interrupt) interrupt[0] = 0;
+  post({ type: "started", id: msg.id });
+  let result;
+  if (msg.type === "run") {
+    const write = (text) => post({ type: "stdout", id: msg.id, text });
+    result = invoke(() => bridge.run(msg.code, msg.filename, JSON.stringify(msg.files || {}), write));
+  } else {
+    result = invoke(() => bridge.check(JSON.stringify({
+      tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names,
+    })));
+  }
+  if (result) post({ type: "result", id: msg.id, result });
+}
+
+// Requests run one at a time, in order: Python is single-threaded and a check must not interleave with a run.
+let queue = Promise.resolve();
+const cancelled = new Set();
+self.onmessage = (event) => {
+  const msg = event.data;
+  if (msg && msg.type === "cancel") {
+    cancelled.add(msg.id);
+    return;
+  }
+  if (msg && msg.type === "init") {
+    handle(msg);
+    return;
+  }
+  queue = queue.then(() => handle(msg)).catch((err) => post({ type: "error", id: msg && msg.id, message: String(err) }));
+};
