@@ -24,7 +24,7 @@ from pathlib import Path
 from . import manifest, olrun
 from .manifest import Exercise, ManifestError
 from .progress import CHANGED, NOT_STARTED, PASSED, Progress, ProgressError, backup, ensure_state_dir, \
-    file_sha256, find_workspace, sha256_of
+    find_workspace, sha256_of
 
 ENV_EXERCISES = "TL_EXERCISES"
 WIDTH = 100
@@ -48,15 +48,16 @@ def width() -> int:
     return max(60, min(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns))
 
 
-def say(text: str = "", *, indent: str = "", file=None) -> None:
-    """Print `text` wrapped to the terminal, paragraph by paragraph, keeping the learner's own line breaks."""
+def say(text: str = "", *, indent: str = "", hang: int = 0, file=None) -> None:
+    """Print `text` wrapped to the terminal, keeping its own line breaks; `hang` indents continuation lines."""
     out = file or sys.stdout
     # A command in backticks is one unit: keep it on one line so it can be copied.
     glued = re.sub(r"`[^`\n]*`", lambda m: m.group(0).replace(" ", "\0"), text)
     for line in glued.split("\n"):
-        wrapped = textwrap.wrap(line, width() - len(indent), break_long_words=False, break_on_hyphens=False)
+        wrapped = textwrap.wrap(line, width(), initial_indent=indent, subsequent_indent=indent + " " * hang,
+                                break_long_words=False, break_on_hyphens=False)
         for part in wrapped or [""]:
-            print((indent + part).rstrip().replace("\0", " "), file=out)
+            print(part.rstrip().replace("\0", " "), file=out)
 
 
 def shown(path: Path) -> str:
@@ -177,13 +178,14 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 def cmd_tests(args: argparse.Namespace) -> int:
     ex = lookup(args.id, load_exercises())
-    say(f"{ex.id} {ex.title} ({ex.kind}): {len(ex.catalogue)} hidden tests, up to {ex.time_limit:g} s each, "
-        f"run on {ex.learner_path}")
+    needs = f"; builds on {', '.join(ex.requires)}" if ex.requires else ""
+    say(f"{ex.id} {ex.title} ({ex.kind}{needs}): {len(ex.catalogue)} hidden tests, up to {ex.time_limit:g} s "
+        f"each, run on {ex.learner_path}")
     for i, test in enumerate(ex.catalogue, 1):
         print()
         say(f"{i:2}. {test.name}  [{test.kind}]")
-        say(f"checks: {test.checks}", indent="    ")
-        say(f"why:    {test.why}", indent="    ")
+        say(f"checks: {test.checks}", indent="    ", hang=8)
+        say(f"why:    {test.why}", indent="    ", hang=8)
     return 0
 
 
@@ -201,12 +203,14 @@ def missing_dependency(ex: Exercise, exercises: dict[str, Exercise], folder: Pat
         status = record.status(dep.id, folder / dep.learner_path)
         if status == PASSED:
             continue
-        why = {NOT_STARTED: "it is not started in this folder",
-               CHANGED: f"your {dep.learner_path} changed since it passed, so it needs checking again"}.get(
-            status, "you have not passed it in this folder yet")
+        why = {NOT_STARTED: f"you have not started {dep.id} in this folder; `ol start {dep.id}`, then pass "
+                            f"`ol check {dep.id}`",
+               CHANGED: f"your {dep.learner_path} changed since {dep.id} passed, so it must pass again: "
+                        f"`ol check {dep.id}`"}.get(status, f"{dep.id} has not passed in this folder yet: "
+                                                             f"`ol check {dep.id}`")
         via = "" if dep.id in ex.requires else f" (through {', '.join(ex.requires)})"
-        return (f"{ex.id} needs {dep.id}{via}: {why}. Pass it first (`ol check {dep.id}`), or run "
-                f"`ol check {ex.id} --ref-deps` to use the reference implementation of every dependency.")
+        return (f"{ex.id} needs {dep.id}{via}: {why}. Or run `ol check {ex.id} --ref-deps` to use the "
+                f"reference implementation of every exercise it builds on.")
     return ""
 
 
@@ -228,6 +232,9 @@ def _stopped_message(ex: Exercise, outcome: olrun.Outcome) -> str:
     if outcome.stopped == "test":
         return (f"{ex.id}: {seconds} in {outcome.test}: it ran past the {limit} limit per test {why} "
                 f"The remaining tests did not run.")
+    if outcome.stopped == "collect":
+        return (f"{ex.id}: {seconds} while the hidden tests were loading (they import your module's names) "
+                f"{why}")
     if outcome.stopped == "boot":
         return f"{ex.id}: {seconds}: the checker's Python did not start (is the machine very busy?)."
     return f"{ex.id}: {seconds}: the check as a whole took far longer than {limit} per test {why}"
@@ -284,11 +291,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         for line in outcome.crash.splitlines()[1:]:
             print("  | " + line)
         return FAILED
-    return report(ex, exercises, outcome.result, folder, record, data, args.ref_deps)
+    return report(ex, exercises, outcome.result, folder, data, args.ref_deps)
 
 
-def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: Path, record: Progress,
-           data: bytes, ref_deps: bool) -> int:
+def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: Path, data: bytes,
+           ref_deps: bool) -> int:
     """Print the judge's verdict; record a pass. Returns the exit code."""
     tests = result.get("tests", [])
     traceback_text = _learner_paths(result.get("traceback", ""), exercises).rstrip()
@@ -315,11 +322,13 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
     failed = sum(t["outcome"] == "failed" for t in tests)
     errors = len(tests) - passed - failed
     if result["status"] == "passed" and passed == len(tests) == len(ex.catalogue):
-        record.record(ex.id, sha256_of(data), ref_deps)
+        record = Progress(folder, {})
         try:
+            record = Progress.load(folder)  # afresh: another ol may have recorded a pass meanwhile
+            record.record(ex.id, sha256_of(data), ref_deps)
             record.save()
         except ProgressError as exc:
-            say(f"warning: {exc}", file=sys.stderr)
+            say(f"warning: the pass could not be recorded: {exc}", file=sys.stderr)
         say(f"\n{ex.id}: all {passed} tests passed. Recorded in {shown(record.path)}; `ol diff {ex.id}` now "
             f"shows your code against the reference.")
         return 0
@@ -441,6 +450,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("ol: interrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `ol tests X | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAILED
+    except OSError as exc:  # a folder that is a file, a full disk, no permission: name the file
+        where = f" ({exc.filename})" if exc.filename else ""
+        say(f"ol: {exc.strerror or exc}{where}", file=sys.stderr)
+        return BAD_INPUT
     except Exception as exc:  # noqa: BLE001 - a learner must never see a traceback of ol itself
         if os.environ.get("OL_DEBUG"):
             raise

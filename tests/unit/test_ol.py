@@ -358,3 +358,19 @@ def test_list_shows_every_status(toy_root, tmp_path):
     rows = {line.split()[0]: line for line in ol(toy_root, tmp_path, "list").stdout.splitlines()
             if line.startswith("T1.")}
     assert "passed" in rows["T1.1"] and "started" in rows["T1.2"]
+
+
+def test_check_error_inside_a_test_names_the_learners_line(toy_root, tmp_path):
+    write(tmp_path, BASE_FILE, "def double(x):\n    return {}[x]\n")
+    run = ol(toy_root, tmp_path, "check", "T1.1")
+    assert run.returncode == 1
+    assert f"ERROR test_double KeyError: 3 (line 2 of {BASE_FILE}, in double)" in flat(run.stdout), run.stdout
+    no_traceback_from_ol(run)
+
+
+def test_broken_progress_file_is_named_not_a_traceback(toy_root, tmp_path):
+    write(tmp_path, ".ol/progress.json", "{not json")
+    run = ol(toy_root, tmp_path, "list")
+    assert run.returncode == 2
+    assert ".ol/progress.json" in run.stderr and "delete" in run.stderr
+    no_traceback_from_ol(run)
