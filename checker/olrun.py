@@ -132,7 +132,11 @@ def run(request: dict, *, tests: int) -> Outcome:
         code = proc.returncode
         how = f"ended by signal {-code}" if code < 0 else f"ended with exit code {code}"
         where = (_phases(phase_file) or ["boot"])[-1]
-        tail = (folder / "stderr").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+        # the last lines of what the interpreter said (e.g. "Fatal Python error: Segmentation fault"), without
+        # traceback frames: those would be the checker's, which a learner cannot act on
+        said = (folder / "stderr").read_text(encoding="utf-8", errors="replace").splitlines()
+        tail = [line for line in said if line.strip() and not line[:1].isspace()
+                and not line.startswith("Traceback")][-3:]
         return Outcome(None, test=where.partition(" ")[2], elapsed=elapsed,
                        crash="\n".join([f"{how} during {where.partition(' ')[0]}", *tail]))
 
