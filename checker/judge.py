@@ -12,6 +12,7 @@ A result is data, never an exception:
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import io
 import itertools
@@ -195,29 +196,39 @@ class _Collector:
         self._record(name, outcome, message, _location(exc, self.names) or _location(exc, self.test_files))
 
 
-def _timeout_plugin(time_limit: float | None):
-    """Per-test time limit with SIGALRM where it exists (CPython on the main thread); otherwise none."""
+@contextlib.contextmanager
+def _alarm(time_limit: float | None):
+    """Raise TestTimeout in this thread after `time_limit` seconds (CPython main thread only; else no limit).
+
+    The browser stops runaway code with an interrupt from outside instead, so in Pyodide this does nothing.
+    """
     usable = (time_limit and sys.platform != "emscripten" and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise TestTimeout()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, time_limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _timeout_plugin(time_limit: float | None):
+    """pytest plugin applying the time limit to each test's call phase."""
     import pytest
 
     class Timeout:
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_call(self, item):
-            if not usable:
+            with _alarm(time_limit):
                 yield
-                return
-
-            def alarm(signum, frame):
-                raise TestTimeout()
-
-            old = signal.signal(signal.SIGALRM, alarm)
-            signal.setitimer(signal.ITIMER_REAL, time_limit)
-            try:
-                yield
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
 
     return Timeout()
 
@@ -278,10 +289,17 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         sys.path.insert(0, str(src))
         sys.stdout = sys.stderr = out
         try:
-            importlib.import_module(_module_name(learner))
+            with _alarm(time_limit):  # code at the top level of the learner's file runs here
+                importlib.import_module(_module_name(learner))
         except BaseException as exc:  # noqa: BLE001 - any failure of learner code is a result, not a crash
             if isinstance(exc, (KeyboardInterrupt, TestTimeout)):
                 result["status"] = "timeout"
+                stopped = "stopped by the time limit" if isinstance(exc, TestTimeout) else "stopped"
+                result["traceback"] = format_traceback(exc, display).rstrip("\n").rsplit("\n", 1)[0] + \
+                    f"\n{stopped} while importing your code (an infinite loop at the top level?)\n"
+                message = f"your code did not finish importing: {stopped}"
+                result["tests"] = [{"name": n, "outcome": "error", "message": message} for n in names]
+                return result
             result["traceback"] = format_traceback(exc, display)
             message = "your code did not run: " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
             result["tests"] = [{"name": n, "outcome": "error", "message": _short(message)} for n in names]
