@@ -1,5 +1,8 @@
 # Two commands matter (see README): `make serve` and `make test`. Everything else is a step of those.
 SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+# pip on these machines warns about every configured local index it cannot read; hide only those lines.
+QUIET_PIP := 2>&1 | { grep -v "^WARNING: Location .* is ignored" || true; }
 PY := .venv/bin/python
 export PYTHONPATH := $(CURDIR)
 export NO_MKDOCS_2_WARNING := 1
@@ -14,8 +17,8 @@ setup: setup-python setup-node ## Python venv, npm packages, Pyodide assets (no 
 setup-python: .venv/.installed
 .venv/.installed: requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt $(QUIET_PIP)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e . $(QUIET_PIP)
 	touch $@
 
 setup-node: node_modules/.package-lock.json

@@ -299,13 +299,14 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
     """Print the judge's verdict; record a pass. Returns the exit code."""
     tests = result.get("tests", [])
     traceback_text = _learner_paths(result.get("traceback", ""), exercises).rstrip()
-    did_not_run = bool(tests) and all(t["message"].startswith("your code did not run") for t in tests)
+    did_not_run = bool(tests) and all(t["message"].startswith("your code did not") for t in tests)
     if did_not_run or (result["status"] == "timeout" and not tests):
         if result["status"] == "timeout":
             say(f"{ex.id}: stopped after {ex.time_limit:g} s while importing {ex.learner_path}: the code at the "
                 f"top level of your file ran too long (an infinite loop?), so no test ran. It was here:")
-            # the exception that stopped it is the checker's, not the learner's: show only where it was
-            traceback_text = "\n".join(line for line in traceback_text.splitlines() if "TestTimeout" not in line)
+            # the judge's note on why it stopped repeats what was just said: show only where it was
+            traceback_text = "\n".join(line for line in traceback_text.splitlines()
+                                       if "TestTimeout" not in line and "while importing your code" not in line)
         else:
             say(f"{ex.id}: your file {ex.learner_path} did not run, so none of the {len(tests)} hidden tests "
                 f"could. Python says:")

@@ -224,7 +224,8 @@ class Catalogue(_Widget):
             etree.SubElement(head, "th").text = title
         body = etree.SubElement(table, "tbody")
         for t in ex.catalogue:
-            row = etree.SubElement(body, "tr", {"data-test": t.name, "data-outcome": "not-run"})
+            # The row's id lets prose link to a test: [the theorem](#test_speculative_output_is_exactly_p).
+            row = etree.SubElement(body, "tr", {"id": t.name, "data-test": t.name, "data-outcome": "not-run"})
             name = etree.SubElement(etree.SubElement(row, "td"), "code")
             name.text = AtomicString(t.name)
             for text in (t.kind, t.checks, t.why):

@@ -7,6 +7,7 @@
 import { createEditor } from "./editor.js";
 import { keys } from "./store.js";
 import { widgetData } from "./prompts.js";
+import { diffLines } from "./diff.js";
 
 const SAVE_DELAY_MS = 300;
 
@@ -91,8 +92,9 @@ export function mountCell(root, { store, python, base }) {
   const summary = el("p", { class: "tl-summary", role: "status", "aria-live": "polite" });
   const output = el("pre", { class: "tl-output", hidden: "", tabindex: "0", "aria-label": "Output" });
   const results = el("ul", { class: "tl-results", "aria-label": "Hidden tests" });
+  const compare = el("details", { class: "tl-diff", hidden: "" });
   root.querySelector(":scope > .tl-fallback")?.remove();
-  root.append(header, host, bar, deps, summary, output, results);
+  root.append(header, host, bar, deps, summary, output, results, compare);
 
   let saveTimer = null;
   const save = (code) => store.set(codeKey, { code, at: Date.now() });
@@ -147,12 +149,37 @@ export function mountCell(root, { store, python, base }) {
     }
   }
 
+  /** After a pass: the learner's code against the reference, line by line (the site's `ol diff`). */
+  async function showDiff(result) {
+    compare.hidden = true;
+    if (!isExercise || result.status !== "passed" || typeof result.code !== "string") return;
+    let bundle;
+    try {
+      bundle = await loadBundle(base, slug);
+    } catch {
+      return;
+    }
+    const lines = diffLines(result.code, bundle.reference);
+    const same = lines.every((l) => l.op === " ");
+    const summaryEl = el("summary", {}, same ? "Your code is identical to the reference"
+      : "You passed: compare your code with the reference");
+    const pre = el("pre", { class: "tl-diff-body", tabindex: "0", "aria-label": "Differences: lines starting with minus are yours only, plus the reference's only" });
+    for (const line of lines) {
+      const span = el("span", { class: `tl-diff-${line.op === "+" ? "add" : line.op === "-" ? "del" : "same"}` });
+      span.textContent = `${line.op} ${line.text}\n`;
+      pre.append(span);
+    }
+    compare.replaceChildren(summaryEl, pre);
+    compare.hidden = false;
+  }
+
   function render(result, { restored = false } = {}) {
     root.dataset.status = result.status;
     const text = summarise(result, data.timeLimit || "");
     summary.textContent = restored ? `Last check: ${text}` : text;
     showOutput([result.stdout, result.traceback].filter(Boolean).join(result.stdout && result.traceback ? "\n" : ""));
     if (result.tests) renderTests(result);
+    if (result.tests) showDiff(result);
   }
 
   async function dependencies() {
@@ -231,8 +258,9 @@ export function mountCell(root, { store, python, base }) {
       names: bundle.names,
     }, { timeLimit: data.timeLimit || 20 });
     setBusy(false);
-    render(result);
-    store.set(keys.result(slug), { ...result, code, at: Date.now() });
+    const saved = { ...result, code, at: Date.now() };
+    render(saved);
+    store.set(keys.result(slug), saved);
     document.dispatchEvent(new CustomEvent("tl:result", { detail: { slug, result, code } }));
   }
 
@@ -245,6 +273,10 @@ export function mountCell(root, { store, python, base }) {
     summary.textContent = "Starter code restored. Undo with Ctrl/⌘+Z if that was a mistake.";
   });
 
+  if (isExercise && data.requires && data.requires.length) {
+    // Say up front what a module needs, rather than only when Check is pressed.
+    dependencies().then((found) => showDeps(found.missing)).catch(() => {});
+  }
   if (isExercise) {
     const last = store.get(keys.result(slug), null);
     if (last && typeof last === "object" && Array.isArray(last.tests)) render(last, { restored: true });
