@@ -145,7 +145,7 @@ def random_distribution(rng, n, zeros=0):
     weights = [rng.random() for _ in range(n)]
     for i in rng.sample(range(n), zeros):
         weights[i] = 0.0
-    total = sum(weights)
+    total = math.fsum(weights)  # correctly rounded: the same on every Python (sum() changed in 3.12)
     return [w / total for w in weights]
 
 
@@ -272,9 +272,9 @@ def test_residual_disjoint_supports_is_p():
 
 
 def test_residual_sum_is_ascending():
-    # Seed 14 gives 16-id p and q whose gaps and minima sum differently left to right than pairwise (np.sum)
+    # Seed 35 gives 16-id p and q whose gaps and minima sum differently left to right than pairwise (np.sum)
     # or correctly rounded (math.fsum): only a left-to-right loop gives the normaliser and alpha checked here.
-    rng = random.Random(14)
+    rng = random.Random(35)
     p, q = random_distribution(rng, 16), random_distribution(rng, 16)
     gaps = [a - b if a > b else 0.0 for a, b in zip(p, q)]
     z = 0.0
