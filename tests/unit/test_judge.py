@@ -1,0 +1,409 @@
+"""Unit tests of checker/judge.py: check() on tiny in-test exercises, run(), and CappedStream.
+
+Every exercise here is a few lines of source held in strings, so each check takes a fraction of a second. The
+hidden test file is called test_tiny.py: the judge purges modules by the test files' names, so it must not share
+a name with any module of this outer test session.
+"""
+from __future__ import annotations
+
+import _thread
+import builtins
+import json
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from checker import judge  # noqa: E402
+
+LEARNER = "tinyllm/x.py"
+NAMES = ["test_double", "test_negative"]
+TESTS = {"test_tiny.py": textwrap.dedent('''
+    import tinyllm.x as sol
+
+
+    def test_double():
+        assert sol.double(3) == 6, "double(3) should be 6"
+
+
+    def test_negative():
+        assert sol.double(-2) == -4, "double(-2) should be -4"
+''')}
+GOOD = "def double(x):\n    return 2 * x\n"
+
+
+def check(tmp_path: Path, learner_source: str, tests=None, names=NAMES, **kwargs) -> dict:
+    return judge.check(tests=tests or TESTS, files={LEARNER: learner_source}, learner=LEARNER,
+                       workdir=str(tmp_path), names=names, **kwargs)
+
+
+def learner_facing(result: dict) -> str:
+    """Everything of a result a learner can read (the `where` field is for authors only)."""
+    shown = {"stdout": result["stdout"], "traceback": result["traceback"],
+             "tests": [{k: t[k] for k in ("name", "outcome", "message")} for t in result["tests"]]}
+    return json.dumps(shown)
+
+
+# --- check(): outcomes -------------------------------------------------------------------------------------------
+
+def test_all_pass(tmp_path):
+    result = check(tmp_path, GOOD)
+    assert result["status"] == "passed"
+    assert result["tests"] == [{"name": n, "outcome": "passed", "message": ""} for n in NAMES]
+    assert result["stdout"] == "" and result["traceback"] == ""
+    assert list(tmp_path.iterdir()) == [], "the run folder must be removed after the check"
+
+
+def test_failing_assertion_reports_the_authors_message_only(tmp_path):
+    result = check(tmp_path, "def double(x):\n    return 2 * abs(x)\n")
+    assert result["status"] == "failed"
+    by_name = {t["name"]: t for t in result["tests"]}
+    assert by_name["test_double"]["outcome"] == "passed"
+    assert by_name["test_negative"]["outcome"] == "failed"
+    # pytest appends its rewritten expression ("assert 4 == -4", "+  where 4 = ...") after the message.
+    assert by_name["test_negative"]["message"] == "double(-2) should be -4"
+
+
+def test_assertion_without_message_is_still_reported(tmp_path):
+    tests = {"test_tiny.py": "import tinyllm.x as sol\n\ndef test_double():\n    assert sol.double(3) == 6\n"}
+    result = check(tmp_path, "def double(x):\n    return 5\n", tests=tests, names=["test_double"])
+    [test] = result["tests"]
+    assert test["outcome"] == "failed"
+    assert "5 == 6" in test["message"]
+
+
+def test_exception_in_learner_code_names_the_learners_file_and_line(tmp_path):
+    source = textwrap.dedent("""\
+        def _check(x):
+            if x < 0:
+                raise ValueError("negative input")
+            return x
+
+
+        def double(x):
+            return 2 * _check(x)
+    """)
+    result = check(tmp_path, source)
+    assert result["status"] == "failed"
+    by_name = {t["name"]: t for t in result["tests"]}
+    assert by_name["test_double"]["outcome"] == "passed"
+    assert by_name["test_negative"]["outcome"] == "error"
+    # The deepest learner frame: line 3, inside _check, not double's call site nor the test file.
+    assert by_name["test_negative"]["message"] == "ValueError: negative input (line 3 of tinyllm/x.py, in _check)"
+
+
+def test_syntax_error_in_the_learner_file(tmp_path):
+    result = check(tmp_path, "def double(x):\n    return (2 * x\n")
+    assert result["status"] == "error"
+    assert [t["name"] for t in result["tests"]] == NAMES
+    assert all(t["outcome"] == "error" for t in result["tests"])
+    assert all("SyntaxError" in t["message"] for t in result["tests"])
+    tb = result["traceback"]
+    assert 'File "tinyllm/x.py", line 2' in tb
+    assert "return (2 * x" in tb and "^" in tb
+    assert tb.rstrip().endswith("SyntaxError: '(' was never closed")
+    for internal in ("checker/judge.py", "_pytest", "importlib", str(tmp_path)):
+        assert internal not in tb
+
+
+@pytest.mark.xfail(strict=True, reason="judge.py:286 builds the per-test message with "
+                   "traceback.format_exception_only, which for a SyntaxError starts with the absolute path of "
+                   "the temporary copy (File \"/tmp/.../run-N/src/tinyllm/x.py\") instead of tinyllm/x.py")
+def test_syntax_error_messages_do_not_show_the_temporary_path(tmp_path):
+    result = check(tmp_path, "def double(x):\n    return (2 * x\n")
+    for test in result["tests"]:
+        assert str(tmp_path) not in test["message"]
+        assert "tinyllm/x.py" in test["message"]
+
+
+def test_exception_at_import(tmp_path):
+    source = "import math\n\nSCALE = math.sqrt(-1)\n\ndef double(x):\n    return 2 * x\n"
+    result = check(tmp_path, source)
+    assert result["status"] == "error"
+    assert result["tests"] == [
+        {"name": n, "outcome": "error", "message": "your code did not run: ValueError: math domain error"}
+        for n in NAMES]
+    assert result["traceback"] == ("Traceback (most recent call last):\n"
+                                   '  File "tinyllm/x.py", line 3, in <module>\n'
+                                   "    SCALE = math.sqrt(-1)\n"
+                                   "ValueError: math domain error\n")
+
+
+def test_printing_at_import_reaches_stdout_but_pytest_progress_does_not(tmp_path):
+    result = check(tmp_path, "print('loading the module')\n" + GOOD)
+    assert result["status"] == "passed"
+    # Exactly the learner's line: no pytest dots, summary line ("2 passed") or header.
+    assert result["stdout"] == "loading the module\n"
+
+
+def test_time_limit_stops_an_endless_test(tmp_path):
+    tests = {"test_tiny.py": TESTS["test_tiny.py"] + textwrap.dedent('''
+
+        def test_spin():
+            while True:
+                pass
+    ''')}
+    # If the limit does not work, interrupt the loop after 10 s so this test fails instead of hanging.
+    guard = threading.Timer(10, _thread.interrupt_main)
+    guard.start()
+    try:
+        result = check(tmp_path, GOOD, tests=tests, names=["test_spin", *NAMES], time_limit=0.5)
+    finally:
+        guard.cancel()
+    by_name = {t["name"]: t for t in result["tests"]}
+    assert by_name["test_spin"]["outcome"] == "error"
+    assert "0.5 s" in by_name["test_spin"]["message"] and "infinite loop" in by_name["test_spin"]["message"]
+    # The other tests still run after the stopped one.
+    assert by_name["test_double"]["outcome"] == by_name["test_negative"]["outcome"] == "passed"
+    assert result["status"] == "failed"
+
+
+def test_names_that_did_not_run_appear_as_not_run_in_catalogue_order(tmp_path):
+    names = ["test_negative", "test_not_written", "test_double"]
+    result = check(tmp_path, GOOD, names=names)
+    assert [t["name"] for t in result["tests"]] == names
+    assert result["tests"][1] == {"name": "test_not_written", "outcome": "error", "message": "not run"}
+    assert result["status"] == "failed"
+
+
+def test_only_restricts_the_run(tmp_path):
+    marker = tmp_path / "ran-test-double"
+    tests = {"test_tiny.py": TESTS["test_tiny.py"].replace(
+        "def test_double():\n",
+        f"def test_double():\n    open({str(marker)!r}, 'w').close()\n")}
+    assert tests["test_tiny.py"] != TESTS["test_tiny.py"]
+    work = tmp_path / "work"
+    work.mkdir()
+    result = check(work, "def double(x):\n    return -4\n", tests=tests, only=["test_negative"])
+    assert result["tests"] == [{"name": "test_negative", "outcome": "passed", "message": ""}]
+    assert result["status"] == "passed"
+    assert not marker.exists(), "test_double ran although only test_negative was asked for"
+    # Sanity check of the marker itself: without `only`, test_double runs and leaves it.
+    check(work, GOOD, tests=tests)
+    assert marker.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="judge.py:301-303: when the hidden test file fails to import (here: it "
+                   "imports a name the learner did not define) `tests` is [] instead of listing every catalogue "
+                   "name, and the traceback is pytest's longrepr with absolute temporary paths and hidden test "
+                   "source")
+def test_a_test_file_that_cannot_import_the_learners_name_still_lists_every_test(tmp_path):
+    tests = {"test_tiny.py": "from tinyllm.x import triple\n\ndef test_double():\n    assert triple(1) == 3\n"}
+    result = check(tmp_path, GOOD, tests=tests, names=["test_double"])
+    assert result["status"] == "error"
+    assert [(t["name"], t["outcome"]) for t in result["tests"]] == [("test_double", "error")]
+    assert str(tmp_path) not in learner_facing(result)
+
+
+# --- check(): isolation ------------------------------------------------------------------------------------------
+
+ABS_TESTS = {"test_tiny.py": "import tinyllm.x\n\ndef test_abs():\n    assert abs(-2) == 2, 'abs is broken'\n"}
+
+
+def test_redefined_builtins_do_not_leak_out_of_a_check(tmp_path):
+    real_abs = builtins.abs
+    source = "import builtins\nbuiltins.abs = lambda x: 0\nbuiltins.tl_leaked = True\n"
+    result = check(tmp_path, source, tests=ABS_TESTS, names=["test_abs"])
+    assert result["tests"][0]["outcome"] == "failed"  # the learner's abs was in force during the check...
+    assert builtins.abs is real_abs and abs(-2) == 2  # ...and is gone after it
+    assert not hasattr(builtins, "tl_leaked")
+    after = check(tmp_path, GOOD, tests=ABS_TESTS, names=["test_abs"])
+    assert after["status"] == "passed"
+
+
+LEN_LEARNER = "import builtins\nbuiltins.len = lambda x: 0\n" + GOOD
+
+
+def test_redefining_len_does_not_leak_into_the_test_process_or_the_next_check(tmp_path):
+    stdout, path = sys.stdout, list(sys.path)
+    try:
+        check(tmp_path, LEN_LEARNER)
+    except Exception:  # noqa: BLE001 - whether check() survives is the xfail test below; here: no leak
+        pass
+    assert builtins.len is len and len([1, 2]) == 2
+    assert sys.stdout is stdout and sys.path == path
+    assert check(tmp_path, GOOD)["status"] == "passed"
+
+
+@pytest.mark.xfail(strict=True, reason="judge.py:299: learner code that replaces builtins.len at import breaks "
+                   "pytest itself (argparse calls len), and pytest.main's AttributeError escapes check() instead "
+                   "of becoming an error result ('A result is data, never an exception')")
+def test_redefining_len_gives_a_result_not_an_exception(tmp_path):
+    result = check(tmp_path, LEN_LEARNER)
+    assert result["status"] in ("failed", "error")
+    assert [t["name"] for t in result["tests"]] == NAMES
+
+
+def test_consecutive_checks_do_not_see_each_others_modules(tmp_path):
+    assert check(tmp_path, GOOD)["status"] == "passed"
+    # Same module name, new source: a stale tinyllm.x from the first check would pass again.
+    second = check(tmp_path, "def double(x):\n    return x\n")
+    assert [t["outcome"] for t in second["tests"]] == ["failed", "failed"]
+    # A new hidden test file under the same name is read afresh too.
+    tests = {"test_tiny.py": "import tinyllm.x as sol\n\ndef test_double():\n    assert sol.double(3) == 3\n"}
+    third = check(tmp_path, "def double(x):\n    return x\n", tests=tests, names=["test_double"])
+    assert third["status"] == "passed"
+    leftovers = [m for m in sys.modules if m == "tinyllm" or m.startswith("tinyllm.") or m == "test_tiny"]
+    assert leftovers == []
+
+
+def test_check_restores_stdout_and_sys_path(tmp_path):
+    stdout, stderr, path = sys.stdout, sys.stderr, list(sys.path)
+    check(tmp_path, "import sys\nsys.path.append('/nowhere')\nprint('x')\n" + GOOD)
+    assert (sys.stdout, sys.stderr, sys.path) == (stdout, stderr, path)
+
+
+# --- run() -------------------------------------------------------------------------------------------------------
+
+def run(tmp_path: Path, code: str, filename: str = "main.py", **kwargs) -> dict:
+    return judge.run(code, filename, workdir=str(tmp_path), **kwargs)
+
+
+def test_run_ok(tmp_path):
+    assert run(tmp_path, "print('hello')\nprint(2 + 3)\n") == {"status": "ok", "stdout": "hello\n5\n",
+                                                               "traceback": ""}
+
+
+def test_run_error_quotes_the_learners_source_lines(tmp_path):
+    code = "def f(x):\n    return x / 0\n\nprint('before')\nf(3)\n"
+    result = run(tmp_path, code, "tinyllm/x.py")
+    assert result["status"] == "error"
+    assert result["stdout"] == "before\n"
+    assert result["traceback"] == ("Traceback (most recent call last):\n"
+                                   '  File "tinyllm/x.py", line 5, in <module>\n'
+                                   "    f(3)\n"
+                                   '  File "tinyllm/x.py", line 2, in f\n'
+                                   "    return x / 0\n"
+                                   "ZeroDivisionError: division by zero\n")
+
+
+@pytest.mark.parametrize("code", ["total = 1 +\n", "def f():\n    return (1,\n", "x = 1\nif x\n    pass\n"])
+def test_run_syntax_error_has_a_caret_under_the_offending_column(tmp_path, code):
+    try:
+        compile(code, "main.py", "exec")
+    except SyntaxError as exc:
+        expected = exc
+    else:
+        pytest.fail("the example must not compile")
+    result = run(tmp_path, code)
+    assert result["status"] == "error"
+    lines = result["traceback"].splitlines()
+    assert lines[0] == f'  File "main.py", line {expected.lineno}'
+    source_line = expected.text.rstrip("\n")
+    assert lines[1] == "    " + source_line.lstrip()
+    indent = len(source_line) - len(source_line.lstrip())
+    assert lines[2] == "    " + " " * (expected.offset - 1 - indent) + "^"
+    assert lines[3] == f"SyntaxError: {expected.msg}"
+
+
+@pytest.mark.parametrize("code, status, traceback", [
+    ("import sys\nsys.exit(0)\nprint('not reached')\n", "ok", ""),
+    ("import sys\nsys.exit()\n", "ok", ""),
+    ("raise SystemExit(3)\n", "error", "SystemExit: 3\n"),
+    ("raise KeyboardInterrupt\n", "timeout", ""),
+])
+def test_run_exit_codes(tmp_path, code, status, traceback):
+    result = run(tmp_path, code)
+    assert (result["status"], result["traceback"]) == (status, traceback)
+    assert result["stdout"] == ""
+
+
+def test_run_caps_output_and_streams_the_kept_part_in_batches(tmp_path):
+    chunks: list[str] = []
+    result = run(tmp_path, "for i in range(10**6):\n    print(i)\n", on_write=chunks.append)
+    assert result["status"] == "ok"
+    total = sum(len(str(i)) + 1 for i in range(10**6))
+    dropped = total - judge.OUTPUT_CAP
+    note = f"\n[output truncated: {dropped:,} more characters not shown]\n"
+    assert result["stdout"].endswith(note)
+    kept = result["stdout"][: -len(note)]
+    assert len(kept) == judge.OUTPUT_CAP
+    assert kept.startswith("0\n1\n2\n3\n")
+    assert "".join(chunks) == kept
+    # Batched: about 18,500 prints fall inside the cap (37,000 writes); the page must not get one message each.
+    assert 0 < len(chunks) < 500
+    assert all(chunks)
+
+
+def test_run_files_make_dependencies_importable(tmp_path):
+    files = {"toy/base.py": "def double(x):\n    return 2 * x\n\ndef broken():\n    return 1 / 0\n"}
+    ok = run(tmp_path, "from toy.base import double\nprint(double(21))\n", files=files)
+    assert ok == {"status": "ok", "stdout": "42\n", "traceback": ""}
+    err = run(tmp_path, "from toy.base import broken\nbroken()\n", files=files)
+    assert err["status"] == "error"
+    assert '  File "toy/base.py", line 5, in broken\n    return 1 / 0\n' in err["traceback"]
+    assert "toy" not in sys.modules
+    # Without files the dependency is not there: the import above did not come from a leftover.
+    missing = run(tmp_path, "from toy.base import double\n")
+    assert missing["status"] == "error" and "No module named 'toy'" in missing["traceback"]
+
+
+def test_run_restores_builtins_and_streams(tmp_path):
+    real_print, stdout, path = builtins.print, sys.stdout, list(sys.path)
+    result = run(tmp_path, "import builtins, sys\nbuiltins.print = None\nsys.path.append('/nowhere')\n")
+    assert result["status"] == "ok"
+    assert builtins.print is real_print and sys.stdout is stdout and sys.path == path
+
+
+# --- CappedStream ------------------------------------------------------------------------------------------------
+
+def test_capped_stream_keeps_the_first_characters_and_counts_the_rest():
+    stream = judge.CappedStream(cap=5)
+    assert stream.write("abc") == 3
+    assert stream.write("defgh") == 5  # print() must see the whole text written, even what is dropped
+    assert stream.write("ijklmnop") == 8
+    assert stream.dropped == 11
+    assert stream.getvalue() == "abcde\n[output truncated: 11 more characters not shown]\n"
+
+
+def test_capped_stream_without_overflow_has_no_note():
+    stream = judge.CappedStream(cap=10)
+    print("hi", file=stream)
+    assert stream.getvalue() == "hi\n"
+
+
+def test_capped_stream_thousands_separator_in_the_note():
+    stream = judge.CappedStream(cap=0)
+    stream.write("x" * 12345)
+    assert stream.getvalue() == "\n[output truncated: 12,345 more characters not shown]\n"
+
+
+def test_capped_stream_rejects_bytes():
+    with pytest.raises(TypeError, match="must be str, not bytes"):
+        judge.CappedStream().write(b"abc")
+
+
+def test_capped_stream_batches_callbacks_by_size():
+    got: list[str] = []
+    stream = judge.CappedStream(cap=100, on_write=got.append, batch=5, interval=3600)
+    stream.write("ab")
+    stream.write("cd")
+    assert got == []
+    stream.write("ef")
+    assert got == ["abcdef"]
+    stream.write("g")
+    assert got == ["abcdef"]
+    assert stream.getvalue() == "abcdefg"  # the end of the run flushes what is pending
+    assert got == ["abcdef", "g"]
+
+
+def test_capped_stream_flushes_by_time():
+    got: list[str] = []
+    stream = judge.CappedStream(cap=100, on_write=got.append, batch=10**6, interval=0)
+    stream.write("a")
+    stream.write("b")
+    assert got == ["a", "b"]
+
+
+def test_capped_stream_never_forwards_dropped_text():
+    got: list[str] = []
+    stream = judge.CappedStream(cap=3, on_write=got.append, batch=1)
+    stream.write("abcdef")
+    stream.write("ghi")
+    stream.getvalue()
+    assert got == ["abc"]
