@@ -9,6 +9,7 @@ from __future__ import annotations
 import _thread
 import builtins
 import json
+import re
 import sys
 import textwrap
 import threading
@@ -111,9 +112,10 @@ def test_syntax_error_in_the_learner_file(tmp_path):
         assert internal not in tb
 
 
-@pytest.mark.xfail(strict=True, reason="judge.py:286 builds the per-test message with "
-                   "traceback.format_exception_only, which for a SyntaxError starts with the absolute path of "
-                   "the temporary copy (File \"/tmp/.../run-N/src/tinyllm/x.py\") instead of tinyllm/x.py")
+@pytest.mark.xfail(strict=True, reason=(
+    "judge.py:304 (check, import branch) builds the per-test message with traceback.format_exception_only, "
+    "which for a SyntaxError starts with the absolute path of the temporary copy "
+    "(File \"/tmp/.../run-N/src/tinyllm/x.py\") instead of tinyllm/x.py"))
 def test_syntax_error_messages_do_not_show_the_temporary_path(tmp_path):
     result = check(tmp_path, "def double(x):\n    return (2 * x\n")
     for test in result["tests"]:
@@ -163,6 +165,21 @@ def test_time_limit_stops_an_endless_test(tmp_path):
     assert result["status"] == "failed"
 
 
+def test_time_limit_stops_an_endless_loop_at_import(tmp_path):
+    guard = threading.Timer(10, _thread.interrupt_main)
+    guard.start()
+    try:
+        result = check(tmp_path, "x = 0\nwhile True:\n    x += 1\n", time_limit=0.5)
+    finally:
+        guard.cancel()
+    assert result["status"] == "timeout"
+    assert [(t["name"], t["outcome"]) for t in result["tests"]] == [(n, "error") for n in NAMES]
+    assert all("did not finish importing" in t["message"] for t in result["tests"])
+    tb = result["traceback"]
+    assert re.search(r'File "tinyllm/x\.py", line [23], in <module>', tb), tb
+    assert "time limit" in tb and "judge.py" not in tb
+
+
 def test_names_that_did_not_run_appear_as_not_run_in_catalogue_order(tmp_path):
     names = ["test_negative", "test_not_written", "test_double"]
     result = check(tmp_path, GOOD, names=names)
@@ -188,10 +205,10 @@ def test_only_restricts_the_run(tmp_path):
     assert marker.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="judge.py:301-303: when the hidden test file fails to import (here: it "
-                   "imports a name the learner did not define) `tests` is [] instead of listing every catalogue "
-                   "name, and the traceback is pytest's longrepr with absolute temporary paths and hidden test "
-                   "source")
+@pytest.mark.xfail(strict=True, reason=(
+    "judge.py:319-321 (check): when the hidden test file fails to import (here: it imports a name the learner "
+    "did not define) `tests` is [] instead of listing every catalogue name, and the traceback is pytest's "
+    "longrepr with absolute temporary paths and hidden test source"))
 def test_a_test_file_that_cannot_import_the_learners_name_still_lists_every_test(tmp_path):
     tests = {"test_tiny.py": "from tinyllm.x import triple\n\ndef test_double():\n    assert triple(1) == 3\n"}
     result = check(tmp_path, GOOD, tests=tests, names=["test_double"])
@@ -230,9 +247,10 @@ def test_redefining_len_does_not_leak_into_the_test_process_or_the_next_check(tm
     assert check(tmp_path, GOOD)["status"] == "passed"
 
 
-@pytest.mark.xfail(strict=True, reason="judge.py:299: learner code that replaces builtins.len at import breaks "
-                   "pytest itself (argparse calls len), and pytest.main's AttributeError escapes check() instead "
-                   "of becoming an error result ('A result is data, never an exception')")
+@pytest.mark.xfail(strict=True, reason=(
+    "judge.py:317 (check, pytest.main): learner code that replaces builtins.len at import breaks pytest itself "
+    "(its option parser calls len), and the AttributeError escapes check() instead of becoming an error result "
+    "('A result is data, never an exception')"))
 def test_redefining_len_gives_a_result_not_an_exception(tmp_path):
     result = check(tmp_path, LEN_LEARNER)
     assert result["status"] in ("failed", "error")
