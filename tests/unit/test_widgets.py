@@ -1,0 +1,336 @@
+"""Unit tests of the Markdown widgets (mdwidgets): lesson Markdown in, HTML out, parsed and checked element by element.
+
+Expected data comes from checker.manifest, the same source the widgets read, so a test fails when the page and
+the exercise folder could disagree, not when a manifest's wording changes.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+import xml.etree.ElementTree as etree
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import markdown
+import pytest
+from markdown.serializers import to_html_string
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import mdwidgets  # noqa: E402
+from checker import manifest  # noqa: E402
+
+PAGE = "docs/x.md"
+VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"}
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str | None]
+    children: list["Node | str"] = field(default_factory=list)
+
+    @property
+    def classes(self) -> set[str]:
+        return set((self.attrs.get("class") or "").split())
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def iter(self):
+        yield self
+        for c in self.children:
+            if isinstance(c, Node):
+                yield from c.iter()
+
+    def find_all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list["Node"]:
+        found = []
+        for n in self.iter():
+            if tag and n.tag != tag:
+                continue
+            if cls and cls not in n.classes:
+                continue
+            if any(n.attrs.get(k.replace("_", "-")) != v for k, v in attrs.items()):
+                continue
+            found.append(n)
+        return found
+
+    def one(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> "Node":
+        found = self.find_all(tag, cls, **attrs)
+        assert len(found) == 1, f"expected one <{tag or '*'} class={cls} {attrs}>, found {len(found)}"
+        return found[0]
+
+    def data(self) -> dict:
+        """The JSON of the widget's own <script type="application/json" class="tl-data">."""
+        scripts = [c for c in self.children if isinstance(c, Node) and c.tag == "script"]
+        assert len(scripts) == 1, f"expected one data script directly in <{self.tag}>, found {len(scripts)}"
+        script = scripts[0]
+        assert script.attrs.get("type") == "application/json" and "tl-data" in script.classes
+        return json.loads(script.text())
+
+
+class _Builder(HTMLParser):
+    """A strict tree builder: every element must be closed in order, which also proves the HTML is well formed."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, dict(attrs))
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_endtag(self, tag):
+        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.stack[-1].children.append(data)
+
+
+def parse(html: str) -> Node:
+    builder = _Builder()
+    builder.feed(html)
+    builder.close()
+    assert builder.stack == [builder.root], "unclosed elements"
+    return builder.root
+
+
+def convert(text: str, exercises: Path | None = None) -> str:
+    text = textwrap.dedent(text)
+    mdwidgets.set_source(PAGE, text)
+    configs = {"pymdownx.arithmatex": {"generic": True}}
+    if exercises:
+        configs["mdwidgets"] = {"exercises": str(exercises)}
+    md = markdown.Markdown(extensions=["mdwidgets", "pymdownx.arithmatex", "tables"], extension_configs=configs)
+    return md.convert(text)
+
+
+def widget_error(text: str) -> str:
+    with pytest.raises(mdwidgets.WidgetError) as info:
+        convert(text)
+    return str(info.value)
+
+
+@pytest.fixture(scope="module")
+def e73() -> manifest.Exercise:
+    return manifest.load_all()["e7-3"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_manifests():
+    mdwidgets.reset_cache()
+    yield
+    mdwidgets.reset_cache()
+
+
+# --- numeric -----------------------------------------------------------------------------------------------------
+
+def test_numeric_prompt(e73):
+    root = parse(convert("""
+        # Page
+
+        /// numeric | E7.3 residual
+        **To do.** Type the residual, $p - q$ normalised.
+        ///
+    """))
+    el = root.one("div", "tl-numeric")
+    assert "tl-widget" in el.classes
+    assert (el.attrs["data-exercise"], el.attrs["data-prompt"]) == ("e7-3", "residual")
+    question = el.one("div", "tl-question")
+    assert question.one("strong").text() == "To do."
+    assert question.one("span", "arithmatex").text() == r"\(p - q\)"
+    prompt = e73.prompts[0]
+    assert el.data() == {
+        "exercise": "e7-3", "prompt": "residual", "answer": list(prompt.answer), "tolerance": prompt.tolerance,
+        "feedback": [{"answer": list(f.answer), "message": f.message} for f in prompt.feedback],
+    }
+    assert el.data()["answer"] == [1, 0, 0]
+    explain = el.one("div", "tl-explain")
+    assert "hidden" in explain.attrs
+    # The worked answer is rendered Markdown, not raw text: a paragraph, and **[1, 0, 0]** becomes <strong>.
+    assert explain.find_all("p")
+    assert "[1, 0, 0]" in [s.text() for s in explain.find_all("strong")]
+    assert "**" not in explain.text()
+
+
+def test_numeric_prompt_with_a_scalar_answer_and_its_known_wrong_answers(e73):
+    el = parse(convert("/// numeric | E7.3 total-corrected\nQ\n///\n")).one("div", "tl-numeric")
+    data = el.data()
+    assert data["answer"] == [0.5]
+    assert [f["answer"] for f in data["feedback"]] == [[0.375], [0.25]]
+
+
+# --- choice, predict, reveal -------------------------------------------------------------------------------------
+
+def test_check_question(e73):
+    el = parse(convert("/// choice | E7.3 check\nIs the shortcut biased?\n///\n")).one("div", "tl-choice")
+    assert {"tl-widget", "tl-check"} <= el.classes
+    assert el.attrs["data-kind"] == "check" and el.attrs["data-shows-prediction"] == "predict"
+    assert el.one("div", "tl-question").text().strip() == "Is the shortcut biased?"
+    choice = e73.choices[1]
+    buttons = el.one("div", "tl-options").find_all("button")
+    assert [b.attrs["data-key"] for b in buttons] == [o.key for o in choice.options]
+    assert all("disabled" in b.attrs for b in buttons), "options stay disabled until the script wires them"
+    assert [b.text() for b in buttons] == [f"{o.key} {o.text}" for o in choice.options]
+    data = el.data()
+    assert (data["kind"], data["showsPrediction"], data["exercise"], data["prompt"]) == (
+        "check", "predict", "e7-3", "check")
+    assert data["options"] == [{"key": o.key, "text": o.text, "correct": o.correct, "feedback": o.feedback}
+                               for o in choice.options]
+    assert [o["correct"] for o in data["options"]].count(True) == 1
+
+
+def test_predict_question():
+    el = parse(convert("/// choice | E7.3 predict\nPredict first.\n///\n")).one("div", "tl-choice")
+    assert "tl-predict" in el.classes and el.attrs["data-kind"] == "predict"
+    assert "data-shows-prediction" not in el.attrs
+    assert el.data()["showsPrediction"] == ""
+
+
+def test_reveal():
+    el = parse(convert("/// reveal | E7.3 predict\nThe *answer* is below.\n///\n")).one("div", "tl-reveal")
+    assert el.attrs["data-after"] == "predict" and el.attrs["data-exercise"] == "e7-3"
+    assert el.one("p", "tl-reveal-note").text()
+    body = el.one("div", "tl-reveal-body")
+    assert body.one("em").text() == "answer"
+
+
+def test_reveal_must_name_a_predict_question():
+    text = "Intro.\n\n/// reveal | E7.3 check\nx\n///\n"
+    assert widget_error(text) == f"{PAGE}:3: `/// reveal | E7.3 check`: E7.3 has no predict question 'check'"
+
+
+# --- exercise cell and catalogue ---------------------------------------------------------------------------------
+
+def test_exercise_cell(e73):
+    root = parse(convert("/// exercise | E7.3\nWrite the **residual** first.\n///\n"))
+    cell = root.one("div", "tl-cell", data_kind="exercise")
+    assert cell.attrs["data-exercise"] == "e7-3"
+    assert cell.one("div", "tl-intro").one("strong").text() == "residual"
+    starter = e73.starter.read_text(encoding="utf-8")
+    assert cell.one("div", "tl-fallback").one("pre").one("code").text() == starter
+    data = cell.data()
+    assert (data["slug"], data["id"], data["importPath"]) == ("e7-3", "E7.3", e73.import_path)
+    assert data["starter"] == starter
+    assert data["timeLimit"] == e73.time_limit
+    assert data["requires"] == []
+    assert [t["name"] for t in data["tests"]] == e73.test_names()
+    assert data["tests"][0] == {"name": e73.catalogue[0].name, "kind": e73.catalogue[0].kind,
+                                "checks": e73.catalogue[0].checks}
+
+
+def test_exercise_cell_lists_dependencies_deepest_first():
+    data = parse(convert("/// exercise | M07.1\nx\n///\n")).one("div", "tl-cell").data()
+    assert data["requires"] == ["m06-3"]
+
+
+def test_exercise_cell_takes_one_argument():
+    assert widget_error("/// exercise | E7.3 residual\nx\n///\n").startswith(
+        f"{PAGE}:1: `/// exercise | E7.3 residual`: expected an exercise id")
+
+
+def test_tests_catalogue(e73):
+    root = parse(convert("Before.\n\n/// tests | E7.3\n///\n"))
+    [holder] = [n for n in root.find_all(cls="tl-catalogue") if n.attrs.get("data-exercise") == "e7-3"]
+    rows = holder.find_all("tr")
+    body = [r for r in rows if "data-test" in r.attrs]
+    assert [r.attrs["data-test"] for r in body] == e73.test_names()
+    assert len(rows) == len(body) + 1  # plus the header row
+    for row, entry in zip(body, e73.catalogue):
+        cells = row.find_all("td")
+        assert [c.text() for c in cells] == [entry.name, entry.kind, entry.checks, entry.why, "not run"]
+        assert row.attrs["data-outcome"] == "not-run"
+        assert "tl-result" in cells[-1].classes
+
+
+# --- pycell ------------------------------------------------------------------------------------------------------
+
+def test_pycell_runs_and_carries_its_code():
+    root = parse(convert("/// pycell\nimport math\nprint(math.sqrt(16) < 5)\n///\n"))
+    cell = root.one("div", "tl-cell", data_kind="example")
+    code = "import math\nprint(math.sqrt(16) < 5)\n"
+    assert cell.one("code").text() == code
+    assert cell.data() == {"code": code, "title": ""}
+
+
+def test_failing_pycell_names_the_page_and_line():
+    text = "# Examples\n\nSome prose.\n\n/// pycell\nassert 1 == 2, 'one is not two'\n///\n"
+    message = widget_error(text)
+    assert message.startswith(f"{PAGE}:5: `/// pycell`: the example fails on CPython:")
+    assert "AssertionError: one is not two" in message
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "mdwidgets/__init__.py:45-47 (_fail) reports the first line whose text equals the header; every pycell "
+    "header is `/// pycell`, so a failing second cell is reported at the first cell's line"))
+def test_failing_second_pycell_names_its_own_line():
+    text = "/// pycell\nprint('fine')\n///\n\nProse.\n\n/// pycell\nraise SystemExit(2)\n///\n"
+    assert widget_error(text).startswith(f"{PAGE}:7: `/// pycell`")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "mdwidgets/__init__.py:45-47 (_fail) matches the header rebuilt from the parsed argument; any other "
+    "spacing in the source (`/// numeric |  E7.3   nope`) finds no line and reports line 0"))
+def test_error_line_does_not_depend_on_header_spacing():
+    text = "Intro.\n\n/// numeric |  E7.3   nope\nq\n///\n"
+    assert widget_error(text).startswith(f"{PAGE}:3: ")
+
+
+# --- errors ------------------------------------------------------------------------------------------------------
+
+def test_unknown_exercise():
+    message = widget_error("# T\n\n/// numeric | Z9.9 residual\nq\n///\n")
+    assert message.startswith(f"{PAGE}:3: `/// numeric | Z9.9 residual`: unknown exercise 'Z9.9' (known: ")
+    assert "E7.3" in message
+
+
+def test_unknown_numeric_prompt():
+    message = widget_error("# T\n\nText.\n\n/// numeric | E7.3 nope\nq\n///\n")
+    assert message == (f"{PAGE}:5: `/// numeric | E7.3 nope`: E7.3 has no numeric prompt 'nope' "
+                       "(known: residual, total-corrected, total-naive)")
+
+
+def test_unknown_choice():
+    message = widget_error("/// choice | E7.3 residual\nq\n///\n")
+    assert message == (f"{PAGE}:1: `/// choice | E7.3 residual`: E7.3 has no choice question 'residual' "
+                       "(known: predict, check)")
+
+
+def test_numeric_needs_exercise_and_item():
+    assert widget_error("/// numeric | E7.3\nq\n///\n") == (
+        f"{PAGE}:1: `/// numeric | E7.3`: expected EXERCISE ITEM, like `E7.3 residual`")
+
+
+# --- JSON cannot break out of its script element -----------------------------------------------------------------
+
+EVIL = "</script><script>alert(1)</script><!--"
+
+
+def test_json_script_escapes_closing_tags():
+    parent = etree.Element("div")
+    mdwidgets._json_script(parent, {"message": EVIL, "nested": [EVIL]})
+    html = to_html_string(parent)
+    assert html.count("</script") == 1 and html.endswith("</script></div>")
+    assert "<!--" not in html
+    assert parse(html).one("div").data() == {"message": EVIL, "nested": [EVIL]}
+
+
+def test_manifest_text_with_a_script_tag_stays_data(tmp_path):
+    folder = tmp_path / "e7-3"
+    shutil.copytree(REPO / "exercises" / "e7-3", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = folder / "exercise.toml"
+    old = 'message = "0.375 is what the wrong shortcut gives'
+    assert toml.read_text().count(old) == 1
+    toml.write_text(toml.read_text().replace(old, f'message = "{EVIL} 0.375 is what the wrong shortcut gives'))
+    root = parse(convert("/// numeric | E7.3 total-corrected\nQ\n///\n", exercises=tmp_path))
+    assert len(root.find_all("script")) == 1
+    el = root.one("div", "tl-numeric")
+    assert el.data()["feedback"][0]["message"].startswith(EVIL + " 0.375")
