@@ -62,7 +62,7 @@ export function parseAnswer(input, expected = 1) {
     candidates.push(splitTokens(body, ";").map((t) => t.replace(",", ".")));
   } else {
     candidates.push(splitTokens(body, /[\s,]+/));
-    if (/^\s*[+-]?\d+,\d+\s*%?\s*$/.test(body)) candidates.push([body.replace(",", ".")]);
+    if (/^\s*[+\-\u2212]?\d+,\d+\s*%?\s*$/.test(body)) candidates.push([body.replace(",", ".")]);
     if (/,/.test(body) && !/,\s/.test(body) && /\s/.test(body)) {
       candidates.push(splitTokens(body, /\s+/).map((t) => t.replace(",", ".")));
     }

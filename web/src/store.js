@@ -109,7 +109,8 @@ export function createStore(backend) {
 
   /** Load an export. Returns the number of entries restored; throws Error with a readable message. */
   function importAll(dump) {
-    if (!dump || dump.format !== "tinyllm-progress" || typeof dump.data !== "object" || dump.data === null) {
+    if (!dump || dump.format !== "tinyllm-progress" || typeof dump.data !== "object" || dump.data === null
+        || Array.isArray(dump.data)) {
       throw new Error("This file is not a tinyllm progress export.");
     }
     if (dump.version !== VERSION) throw new Error(`This export is format ${dump.version}; this site reads ${VERSION}.`);
