@@ -311,10 +311,11 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
                 "--capture=sys", "-q", "--no-header", "--tb=no", "-rN", "--import-mode=importlib",
                 "-c", str(run_dir / "pytest.ini"), "--rootdir", str(run_dir), "-W", "ignore::pytest.PytestWarning"]
         selected = list(only)
+        plugins = [collector, _ReportHook(collector), _timeout_plugin(time_limit)]
         if selected:
-            args += ["-k", " or ".join(selected)]
+            plugins.append(_Only(selected))
         sys.stdout = sys.stderr = CappedStream(cap=0)  # pytest's own progress output is not the learner's
-        code = pytest.main(args, plugins=[collector, _ReportHook(collector), _timeout_plugin(time_limit)])
+        code = pytest.main(args, plugins=plugins)
         sys.stdout = sys.stderr = out
         if collector.collect_errors and not collector.results:
             result["traceback"] = "the hidden tests could not be collected:\n" + "\n".join(collector.collect_errors)
@@ -339,6 +340,20 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         result["stdout"] = out.getvalue()
         _purge(tops | test_mods, run_dir)
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+class _Only:
+    """Deselect every test whose function name is not in `names` (exact names; `-k` would match substrings)."""
+
+    def __init__(self, names: Iterable[str]):
+        self.names = set(names)
+
+    def pytest_collection_modifyitems(self, config, items):
+        keep = [i for i in items if (getattr(i, "originalname", None) or i.name) in self.names]
+        dropped = [i for i in items if i not in keep]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 class _ReportHook:

@@ -218,7 +218,9 @@ class Catalogue(_Widget):
 
     def on_create(self, parent: etree.Element) -> etree.Element:
         ex = self.exercise
-        table = etree.SubElement(parent, "table", {"class": "tl-catalogue", "data-exercise": ex.slug})
+        # The class sits on a wrapper: mkdocs-material styles only tables without a class of their own.
+        wrapper = etree.SubElement(parent, "div", {"class": "tl-catalogue", "data-exercise": ex.slug})
+        table = etree.SubElement(wrapper, "table")
         head = etree.SubElement(etree.SubElement(table, "thead"), "tr")
         for title in ("Test", "Kind", "Checks", "Why it matters", "Your result"):
             etree.SubElement(head, "th").text = title
@@ -231,7 +233,7 @@ class Catalogue(_Widget):
             for text in (t.kind, t.checks, t.why):
                 etree.SubElement(row, "td").text = AtomicString(text)
             etree.SubElement(row, "td", {"class": "tl-result"}).text = "not run"
-        return table
+        return wrapper
 
 
 class PyCell(Block):

@@ -12,7 +12,7 @@ from mkdocs.exceptions import PluginError
 
 import mdwidgets
 from checker import validate
-from tools import bundle, pyodide_assets
+from tools import bundle, offline, pyodide_assets
 
 REPO = Path(__file__).resolve().parent.parent
 WEB_BUILD = REPO / "build" / "web"
@@ -47,3 +47,4 @@ def on_post_build(config):
         pyodide_assets.gather(site / "assets" / "pyodide")
     except pyodide_assets.AssetError as exc:
         raise PluginError(str(exc)) from None
+    offline.write(site)  # last: its version hashes every file written above

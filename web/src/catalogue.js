@@ -17,7 +17,7 @@ function fill(table, result) {
 
 /** Mount every catalogue table under `root`. */
 export function mountCatalogues(root, store) {
-  const tables = [...root.querySelectorAll("table.tl-catalogue")];
+  const tables = [...root.querySelectorAll(".tl-catalogue")];
   for (const table of tables) fill(table, store.get(keys.result(table.dataset.exercise), null));
   document.addEventListener("tl:result", (e) => {
     for (const table of tables) if (table.dataset.exercise === e.detail.slug) fill(table, e.detail.result);

@@ -186,7 +186,8 @@ export function mountCell(root, { store, python, base }) {
     const files = {};
     const missing = [];
     const prefs = store.get(keys.prefs(slug), {}) || {};
-    for (const dep of data.requires || []) {
+    // Nearest first, so the message names the direct requirement: "M07.6 needs M07.1", not "needs M06.3".
+    for (const dep of [...(data.requires || [])].reverse()) {
       const bundle = await loadBundle(base, dep);
       const last = store.get(keys.result(dep), null);
       if (last && last.status === "passed" && typeof last.code === "string") files[bundle.importPath] = last.code;

@@ -34,8 +34,35 @@ function showNotice(text) {
   box.append(p);
 }
 
+/** Tell the learner, once, that a newer version of the site has taken over this page. */
+function watchForUpdates() {
+  if (!("serviceWorker" in navigator)) return;
+  const hadController = Boolean(navigator.serviceWorker.controller);
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    showNotice("A new version of this site has been installed. Reload the page to use it; your work is saved.");
+  };
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data && event.data.type === "tl-sw-updated") tell();
+  });
+  // A first install also takes control of the page; only a change of an existing controller is an update.
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (hadController) tell();
+  });
+}
+
+/** Register the service worker (offline use, isolation headers). */
+function registerServiceWorker() {
+  if (!("serviceWorker" in navigator) || !location.protocol.startsWith("http")) return;
+  navigator.serviceWorker.register(new URL("../../sw.js", import.meta.url), { updateViaCache: "none" })
+    .catch(() => { /* offline use is a bonus; the page works without it */ });
+}
+
 function start() {
   document.documentElement.classList.add("tl-js");
+  watchForUpdates();
   const store = createStore(safeLocalStorage());
   store.notices().forEach(showNotice);
   store.onNotice(showNotice);
@@ -49,8 +76,17 @@ function start() {
     const python = new PythonWorker({ base }).start();
     window.tinyllm = { python, store };
     for (const root of cells) mountCell(root, { store, python, base });
+    // Precaching the site for offline use downloads everything once more: start it only when Python is
+    // ready, so it never competes with the learner's first run for the network or the CPU.
+    const stop = python.subscribe(({ stage, failed }) => {
+      if (stage === "judge" || failed) {
+        setTimeout(() => stop(), 0);
+        registerServiceWorker();
+      }
+    });
   } else {
     window.tinyllm = { store };
+    window.addEventListener("load", () => setTimeout(registerServiceWorker, 1000));
   }
 }
 

@@ -1,0 +1,36 @@
+"""Write the site's service worker: web/src/sw.js plus the list of files to precache and a version.
+
+The version is a hash of every precached file, so any change to the site changes sw.js, which is how browsers
+learn that an update exists (they compare sw.js byte for byte on navigation).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw.js"
+SKIP_SUFFIXES = (".map", ".gz")
+SKIP_NAMES = {"sw.js"}
+
+
+def precache_list(site: Path) -> tuple[list[str], str]:
+    """(URLs relative to the site root, version) for every file worth having offline."""
+    h = hashlib.sha256()
+    urls = []
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        rel = path.relative_to(site).as_posix()
+        if rel.endswith(SKIP_SUFFIXES) or rel in SKIP_NAMES:
+            continue
+        h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        # Pages are requested by their folder URL (use_directory_urls), so cache them under that URL.
+        urls.append(rel[: -len("index.html")] if rel == "index.html" or rel.endswith("/index.html") else rel)
+    return urls, h.hexdigest()[:16]
+
+
+def write(site: Path) -> str:
+    """Write site/sw.js; returns the version."""
+    urls, version = precache_list(site)
+    head = f"const PRECACHE = {json.dumps({'version': version, 'files': urls})};\n"
+    (site / "sw.js").write_text(head + SOURCE.read_text(encoding="utf-8"), encoding="utf-8")
+    return version
