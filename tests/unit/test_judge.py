@@ -205,8 +205,22 @@ def test_only_restricts_the_run(tmp_path):
     assert marker.exists()
 
 
+def test_only_selects_exact_names_not_prefixes(tmp_path):
+    marker = tmp_path / "ran-the-longer-name"
+    tests = {"test_tiny.py": TESTS["test_tiny.py"] + textwrap.dedent(f'''
+
+        def test_double_twice():
+            open({str(marker)!r}, "w").close()
+    ''')}
+    work = tmp_path / "work"
+    work.mkdir()
+    result = check(work, GOOD, tests=tests, names=[*NAMES, "test_double_twice"], only=["test_double"])
+    assert result["tests"] == [{"name": "test_double", "outcome": "passed", "message": ""}]
+    assert not marker.exists(), "test_double_twice ran: `only` matched a prefix"
+
+
 @pytest.mark.xfail(strict=True, reason=(
-    "judge.py:319-321 (check): when the hidden test file fails to import (here: it imports a name the learner "
+    "judge.py:320-322 (check): when the hidden test file fails to import (here: it imports a name the learner "
     "did not define) `tests` is [] instead of listing every catalogue name, and the traceback is pytest's "
     "longrepr with absolute temporary paths and hidden test source"))
 def test_a_test_file_that_cannot_import_the_learners_name_still_lists_every_test(tmp_path):
@@ -248,7 +262,7 @@ def test_redefining_len_does_not_leak_into_the_test_process_or_the_next_check(tm
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "judge.py:317 (check, pytest.main): learner code that replaces builtins.len at import breaks pytest itself "
+    "judge.py:318 (check, pytest.main): learner code that replaces builtins.len at import breaks pytest itself "
     "(its option parser calls len), and the AttributeError escapes check() instead of becoming an error result "
     "('A result is data, never an exception')"))
 def test_redefining_len_gives_a_result_not_an_exception(tmp_path):
