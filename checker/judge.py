@@ -27,6 +27,8 @@ import traceback
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+from . import integrity
+
 OUTPUT_CAP = 100_000  # characters of learner output kept per run; the rest is dropped with a note
 MESSAGE_CAP = 400     # characters of a per-test message
 
@@ -132,6 +134,26 @@ def _location(exc: BaseException, names: Mapping[str, str]) -> str:
         if frame.filename in names:
             return f"{names[frame.filename]}:{frame.lineno}"
     return ""
+
+
+def _exception_line(exc: BaseException, names: Mapping[str, str]) -> str:
+    """`Type: message`, with a SyntaxError's temporary path replaced by the learner's file name and line."""
+    if isinstance(exc, SyntaxError):
+        shown = names.get(exc.filename or "", exc.filename or "your code")
+        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno} of {shown})"
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _tampered(result: dict, names: Iterable[str], changed: list[str], when: str) -> dict:
+    """Turn `result` into the error a tampered environment deserves; `when` is "before" or "during"."""
+    shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
+    origin = "Code you ran earlier" if when == "before" else "Your code"
+    result.update(status="error", tainted=when, tests=[
+        {"name": n, "outcome": "error", "message": "not judged: the checking machinery was modified"} for n in names])
+    result["traceback"] = (f"{origin} replaced parts of the checking machinery ({shown}). The hidden tests only "
+                           f"count when they run against the real ones, so nothing was judged. Python restarts "
+                           f"to undo the change; check again.\n")
+    return result
 
 
 def _short(text: str) -> str:
@@ -243,6 +265,15 @@ def _purge(prefixes: Iterable[str], under: Path | None = None) -> None:
             del sys.modules[mod]
 
 
+def _clean(longrepr: str, src: Path, test_dir: Path) -> str:
+    """The last error line of a pytest collection report, without temporary paths or hidden test source."""
+    lines = [ln[1:].strip() for ln in longrepr.splitlines() if ln.startswith("E ")]
+    text = lines[-1] if lines else longrepr.strip().splitlines()[-1] if longrepr.strip() else "unknown error"
+    for folder, shown in ((src, ""), (src.resolve(), ""), (test_dir, "tests/"), (test_dir.resolve(), "tests/")):
+        text = text.replace(str(folder) + "/", shown)
+    return text
+
+
 def _write_tree(root: Path, files: Mapping[str, str]) -> None:
     for rel, source in files.items():
         target = root / rel
@@ -286,6 +317,13 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         display.update({str(src / rel): rel for rel in files})
         _purge(tops | test_mods)
         importlib.invalidate_caches()
+        if integrity.armed():
+            baseline = None  # the worker recorded it before any learner code ran
+            changed = integrity.changes()
+            if changed:
+                return _tampered(result, names, changed, "before")
+        else:
+            baseline = integrity.snapshot()
         sys.path.insert(0, str(src))
         sys.stdout = sys.stderr = out
         try:
@@ -301,9 +339,12 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
                 result["tests"] = [{"name": n, "outcome": "error", "message": message} for n in names]
                 return result
             result["traceback"] = format_traceback(exc, display)
-            message = "your code did not run: " + "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            message = "your code did not run: " + _exception_line(exc, display)
             result["tests"] = [{"name": n, "outcome": "error", "message": _short(message)} for n in names]
             return result
+        changed = integrity.changes(baseline)
+        if changed:
+            return _tampered(result, names, changed, "during")
         test_display = {str(test_dir / rel): rel for rel in tests}
         test_display.update({str((test_dir / rel).resolve()): rel for rel in tests})
         collector = _Collector(display, test_display, time_limit)
@@ -315,10 +356,19 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         if selected:
             plugins.append(_Only(selected))
         sys.stdout = sys.stderr = CappedStream(cap=0)  # pytest's own progress output is not the learner's
-        code = pytest.main(args, plugins=plugins)
+        try:
+            code = pytest.main(args, plugins=plugins)
+        except BaseException as exc:  # noqa: BLE001 - learner code can break pytest itself; still a result
+            code = None
+            collector.collect_errors.append(_exception_line(exc, display))
         sys.stdout = sys.stderr = out
+        changed = integrity.changes(baseline)
+        if changed:
+            return _tampered(result, names, changed, "during")
         if collector.collect_errors and not collector.results:
-            result["traceback"] = "the hidden tests could not be collected:\n" + "\n".join(collector.collect_errors)
+            problem = _clean(collector.collect_errors[-1], src, test_dir)
+            result["traceback"] = f"The hidden tests could not start against your code:\n{problem}\n"
+            result["tests"] = [{"name": n, "outcome": "error", "message": _short(f"not run: {problem}")} for n in names]
             return result
         order = names or list(collector.results)
         for n in order:
@@ -410,6 +460,8 @@ def run(code: str, filename: str, *, files: Mapping[str, str] | None = None, wor
         if exc.code not in (None, 0):
             result["status"] = "error"
             result["traceback"] = f"SystemExit: {exc.code}\n"
+        else:
+            out.write("\n[your code called sys.exit(): it stopped there, without an error]\n")
     except BaseException as exc:  # noqa: BLE001 - learner errors are results
         result["status"] = "error"
         result["traceback"] = format_traceback(exc, names)
@@ -420,4 +472,10 @@ def run(code: str, filename: str, *, files: Mapping[str, str] | None = None, wor
         result["stdout"] = out.getvalue()
         _purge(tops, root)
         shutil.rmtree(root, ignore_errors=True)
+    if integrity.armed():
+        changed = integrity.changes()
+        if changed:
+            result["tainted"] = "during"
+            result["stdout"] += (f"\n[note: your code replaced {', '.join(changed[:6])}; Python restarts so that "
+                                 f"checks run against the real ones]\n")
     return result

@@ -29,11 +29,15 @@ class Report:
     outcomes: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def line_of(path: Path, needle: str, occurrence: int = 0) -> int:
-    """1-based line of the `occurrence`-th line containing `needle` (1 when absent)."""
+def line_of(path: Path, needle: str, occurrence: int = 0, key: bool = False) -> int:
+    """1-based line of the `occurrence`-th line containing `needle` (1 when absent).
+
+    With key=True, only lines that assign the TOML key `needle` count (`find = ...`, not prose mentioning it).
+    """
     seen = 0
+    pattern = re.compile(rf"^\s*{re.escape(needle)}\s*=")
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if needle in line:
+        if (pattern.match(line) if key else needle in line):
             if seen == occurrence:
                 return number
             seen += 1
@@ -46,7 +50,7 @@ def apply_mutant(reference: str, mutant: Mutant) -> str:
     for i, edit in enumerate(mutant.edits):
         count = text.count(edit.find)
         if count != 1:
-            where = f"{rel(mutant.path)}:{line_of(mutant.path, 'find', i)}"
+            where = f"{rel(mutant.path)}:{line_of(mutant.path, 'find', i, key=True)}"
             raise ManifestError(f"{where}: edit[{i}].find occurs {count} times in the reference (needs exactly 1)")
         text = text.replace(edit.find, edit.replace)
     return text
@@ -151,7 +155,7 @@ def validate(ex: Exercise, exercises: dict[str, Exercise]) -> Report:
             outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
             report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
             if outcome == "passed":
-                report.errors.append(f"{rel(mutant.path)}:{line_of(mutant.path, 'fails')}: mutant {mutant.name} "
+                report.errors.append(f"{rel(mutant.path)}:{line_of(mutant.path, 'fails', key=True)}: mutant {mutant.name} "
                                      f"survives: {mutant.fails} passes on it ({mutant.description})")
     check_prompts(ex, deps, report)
     return report

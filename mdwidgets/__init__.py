@@ -9,6 +9,7 @@ from the exercise manifests (checker.manifest), so the page and the exercise fol
     /// reveal | E7.3 predict          content hidden until the predict-first question is committed
     /// exercise | E7.3                the code cell with hidden tests; the body is shown above the editor
     /// tests | M07.6                  the test catalogue as a table that fills in with results
+    /// progress                       the learner's progress, with export, import and reset
     /// pycell                         a runnable example (Run only); executed at build time, must not raise
 
 Portable on purpose: only Python-Markdown and pymdown-extensions, no MkDocs API. MkDocs glue lives in
@@ -17,6 +18,7 @@ tools/mkdocs_hooks.py and only tells this module which page it is converting, fo
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as etree
@@ -30,21 +32,37 @@ from pymdownx.blocks.block import Block, type_string
 
 from checker import manifest
 
-_SOURCE = {"name": "<markdown>", "text": ""}
+_SOURCE: dict = {"name": "<markdown>", "lines": [], "claimed": set()}
 
 
 class WidgetError(ValueError):
     """A widget block names something that does not exist. The message starts with `page:line: `."""
 
 
+def _normal(header: str) -> str:
+    """A block header with its spacing normalised, so source lines and parsed headers compare equal."""
+    return re.sub(r"\s*\|\s*", " | ", re.sub(r"\s+", " ", header.strip()))
+
+
 def set_source(name: str, text: str) -> None:
     """Tell the widgets which page is being converted, so errors can name its file and line."""
-    _SOURCE["name"], _SOURCE["text"] = name, text
+    _SOURCE["name"] = name
+    _SOURCE["lines"] = [(i, _normal(t)) for i, t in enumerate(text.splitlines(), 1) if t.lstrip().startswith("///")]
+    _SOURCE["claimed"] = set()
 
 
-def _fail(header: str, problem: str) -> WidgetError:
-    line = next((i for i, text in enumerate(_SOURCE["text"].splitlines(), 1) if text.strip() == header), 0)
-    return WidgetError(f"{_SOURCE['name']}:{line}: `{header}`: {problem}")
+def _claim(header: str) -> int:
+    """The source line of the next block with this header (blocks are parsed in document order), or 0."""
+    want = _normal(header)
+    for line, text in _SOURCE["lines"]:
+        if text == want and line not in _SOURCE["claimed"]:
+            _SOURCE["claimed"].add(line)
+            return line
+    return 0
+
+
+def _fail(header: str, problem: str, line: int) -> WidgetError:
+    return WidgetError(f"{_SOURCE['name']}:{line}: `{_normal(header)}`: {problem}")
 
 
 @lru_cache(maxsize=1)
@@ -85,17 +103,21 @@ class _Widget(Block):
     def header(self) -> str:
         return f"{'/' * self.length} {self.NAME} | {self.argument}"
 
+    def fail(self, problem: str) -> WidgetError:
+        return _fail(self.header(), problem, self.line)
+
     def on_validate(self, parent: etree.Element) -> bool:
+        self.line = _claim(self.header())
         parts = self.argument.split()
         if len(parts) != (2 if self.ITEM else 1):
             want = "EXERCISE ITEM, like `E7.3 residual`" if self.ITEM else "an exercise id, like `E7.3`"
-            raise _fail(self.header(), f"expected {want}")
+            raise self.fail(f"expected {want}")
         try:
             self.exercise = manifest.find(parts[0], _exercises(self.config["exercises"]))
         except KeyError as exc:
-            raise _fail(self.header(), str(exc).strip("'\"")) from None
+            raise self.fail(str(exc).strip("'\"")) from None
         except manifest.ManifestError as exc:
-            raise _fail(self.header(), str(exc)) from None
+            raise self.fail(str(exc)) from None
         self.item = parts[1] if self.ITEM else None
         return True
 
@@ -113,7 +135,7 @@ class Numeric(_Widget):
         prompt = next((p for p in self.exercise.prompts if p.id == self.item), None)
         if prompt is None:
             known = ", ".join(p.id for p in self.exercise.prompts) or "none"
-            raise _fail(self.header(), f"{self.exercise.id} has no numeric prompt {self.item!r} (known: {known})")
+            raise self.fail(f"{self.exercise.id} has no numeric prompt {self.item!r} (known: {known})")
         el = self.root(parent, "tl-numeric", **{"data-prompt": prompt.id})
         question = etree.SubElement(el, "div", {"class": "tl-question"})
         _json_script(el, {
@@ -139,7 +161,7 @@ class ChoiceWidget(_Widget):
         choice = next((c for c in self.exercise.choices if c.id == self.item), None)
         if choice is None:
             known = ", ".join(c.id for c in self.exercise.choices) or "none"
-            raise _fail(self.header(), f"{self.exercise.id} has no choice question {self.item!r} (known: {known})")
+            raise self.fail(f"{self.exercise.id} has no choice question {self.item!r} (known: {known})")
         attrs = {"data-prompt": choice.id, "data-kind": choice.kind}
         if choice.shows_prediction:
             attrs["data-shows-prediction"] = choice.shows_prediction
@@ -171,7 +193,7 @@ class Reveal(_Widget):
 
     def on_create(self, parent: etree.Element) -> etree.Element:
         if not any(c.id == self.item and c.kind == "predict" for c in self.exercise.choices):
-            raise _fail(self.header(), f"{self.exercise.id} has no predict question {self.item!r}")
+            raise self.fail(f"{self.exercise.id} has no predict question {self.item!r}")
         el = self.root(parent, "tl-reveal", **{"data-after": self.item})
         note = etree.SubElement(el, "p", {"class": "tl-reveal-note"})
         note.text = "Commit a prediction above to read on."
@@ -236,6 +258,19 @@ class Catalogue(_Widget):
         return wrapper
 
 
+class Progress(Block):
+    """The progress overview with export, import and reset (filled in by web/src/progress.js)."""
+
+    NAME = "progress"
+    ARGUMENT = None
+    OPTIONS = {}
+
+    def on_create(self, parent: etree.Element) -> etree.Element:
+        el = etree.SubElement(parent, "div", {"class": "tl-progress"})
+        etree.SubElement(el, "p", {"class": "tl-fallback"}).text = "Your progress appears here when JavaScript runs."
+        return el
+
+
 class PyCell(Block):
     """A runnable example. It runs on CPython at build time and the build fails if it raises."""
 
@@ -247,6 +282,7 @@ class PyCell(Block):
         return "raw"
 
     def on_create(self, parent: etree.Element) -> etree.Element:
+        self.line = _claim(f"{'/' * self.length} pycell")
         self.el = etree.SubElement(parent, "div", {"class": "tl-cell", "data-kind": "example"})
         self.pre = etree.SubElement(etree.SubElement(self.el, "div", {"class": "tl-fallback"}), "pre")
         return self.pre
@@ -257,7 +293,8 @@ class PyCell(Block):
         etree.SubElement(self.pre, "code").text = AtomicString(code)
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
-            raise _fail(f"{'/' * self.length} pycell", "the example fails on CPython:\n" + proc.stderr[-1500:])
+            raise _fail(f"{'/' * self.length} pycell", "the example fails on CPython:\n" + proc.stderr[-1500:],
+                        self.line)
         _json_script(self.el, {"code": code, "title": self.options["title"]})
 
 
@@ -270,7 +307,7 @@ class WidgetsExtension(BlocksExtension):
 
     def extendMarkdownBlocks(self, md, block_mgr) -> None:  # noqa: N802 - Python-Markdown's name
         config = self.getConfigs()
-        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, PyCell):
+        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Progress, PyCell):
             block_mgr.register(block, config)
 
 

@@ -40,8 +40,10 @@ def write(dest: Path) -> list[str]:
     for ex in exercises.values():
         bundle = exercise_bundle(ex, exercises)
         (out / f"{ex.slug}.json").write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
-        index.append({k: bundle[k] for k in ("slug", "id", "title", "kind", "page", "requires",
-                                              "directRequires", "names")})
+        entry = {k: bundle[k] for k in ("slug", "id", "title", "kind", "page", "requires", "directRequires", "names")}
+        entry["prompts"] = [p.id for p in ex.prompts]
+        entry["choices"] = [{"id": c.id, "kind": c.kind} for c in ex.choices]
+        index.append(entry)
     (out / "index.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
     checker = Path(manifest.__file__).parent
     with zipfile.ZipFile(dest / "checker.zip", "w", zipfile.ZIP_DEFLATED) as zf:

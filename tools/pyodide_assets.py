@@ -64,9 +64,12 @@ def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
     if _verified(target, digest):
         return target
     local = os.environ.get("TL_WHEEL_DIR")
-    if local and _verified(Path(local) / file, digest):
-        shutil.copyfile(Path(local) / file, target)
-        return target
+    rejected = ""
+    if local and (Path(local) / file).is_file():
+        if _verified(Path(local) / file, digest):
+            shutil.copyfile(Path(local) / file, target)
+            return target
+        rejected = f"; TL_WHEEL_DIR/{file} has sha256 {sha256(Path(local) / file)}, expected {digest}"
     mirror = os.environ.get("TL_PYODIDE_MIRROR")
     if mirror:
         urllib.request.urlretrieve(mirror.rstrip("/") + "/" + file, target)  # noqa: S310 - explicit opt-in
@@ -85,7 +88,7 @@ def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
     elif pip_requirement:
         _pip_download(pip_requirement, cache)
     if not target.is_file():
-        raise AssetError(f"{file}: not found in the cache, TL_WHEEL_DIR, TL_PYODIDE_MIRROR or the registry")
+        raise AssetError(f"{file}: not found in the cache, TL_WHEEL_DIR, TL_PYODIDE_MIRROR or the registry{rejected}")
     got = sha256(target)
     if got != digest:
         target.unlink()

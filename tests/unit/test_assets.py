@@ -131,10 +131,6 @@ def test_a_corrupt_file_in_the_wheel_folder_is_never_copied(tmp_path, env, good,
     assert not cached(tmp_path).exists()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tools/pyodide_assets.py:66-69,87-88 (obtain): a TL_WHEEL_DIR copy that fails its hash is skipped "
-    "silently, so the error says '<file>: not found in the cache, TL_WHEEL_DIR, ...' although the file is "
-    "there; it should say that TL_WHEEL_DIR/<file> has sha256 X, expected Y"))
 def test_a_corrupt_file_in_the_wheel_folder_is_reported_by_its_hash(tmp_path, env, good, monkeypatch):
     monkeypatch.setenv("TL_WHEEL_DIR", str(fill(tmp_path / "wheels", corrupt(good)).parent))
     monkeypatch.setattr(pyodide_assets, "_pip_download", lambda requirement, into: None)

@@ -112,10 +112,6 @@ def test_syntax_error_in_the_learner_file(tmp_path):
         assert internal not in tb
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "judge.py:304 (check, import branch) builds the per-test message with traceback.format_exception_only, "
-    "which for a SyntaxError starts with the absolute path of the temporary copy "
-    "(File \"/tmp/.../run-N/src/tinyllm/x.py\") instead of tinyllm/x.py"))
 def test_syntax_error_messages_do_not_show_the_temporary_path(tmp_path):
     result = check(tmp_path, "def double(x):\n    return (2 * x\n")
     for test in result["tests"]:
@@ -219,10 +215,6 @@ def test_only_selects_exact_names_not_prefixes(tmp_path):
     assert not marker.exists(), "test_double_twice ran: `only` matched a prefix"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "judge.py:320-322 (check): when the hidden test file fails to import (here: it imports a name the learner "
-    "did not define) `tests` is [] instead of listing every catalogue name, and the traceback is pytest's "
-    "longrepr with absolute temporary paths and hidden test source"))
 def test_a_test_file_that_cannot_import_the_learners_name_still_lists_every_test(tmp_path):
     tests = {"test_tiny.py": "from tinyllm.x import triple\n\ndef test_double():\n    assert triple(1) == 3\n"}
     result = check(tmp_path, GOOD, tests=tests, names=["test_double"])
@@ -261,10 +253,6 @@ def test_redefining_len_does_not_leak_into_the_test_process_or_the_next_check(tm
     assert check(tmp_path, GOOD)["status"] == "passed"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "judge.py:318 (check, pytest.main): learner code that replaces builtins.len at import breaks pytest itself "
-    "(its option parser calls len), and the AttributeError escapes check() instead of becoming an error result "
-    "('A result is data, never an exception')"))
 def test_redefining_len_gives_a_result_not_an_exception(tmp_path):
     result = check(tmp_path, LEN_LEARNER)
     assert result["status"] in ("failed", "error")
@@ -342,7 +330,9 @@ def test_run_syntax_error_has_a_caret_under_the_offending_column(tmp_path, code)
 def test_run_exit_codes(tmp_path, code, status, traceback):
     result = run(tmp_path, code)
     assert (result["status"], result["traceback"]) == (status, traceback)
-    assert result["stdout"] == ""
+    clean_exit = "sys.exit(" in code and status == "ok"
+    # A clean sys.exit() is not an error, but the learner is told where their code stopped.
+    assert result["stdout"] == ("\n[your code called sys.exit(): it stopped there, without an error]\n" if clean_exit else "")
 
 
 def test_run_caps_output_and_streams_the_kept_part_in_batches(tmp_path):

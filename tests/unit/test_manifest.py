@@ -266,10 +266,6 @@ def test_apply_mutant_applies_every_edit():
     assert edited == REFERENCE.replace(mutant.edits[0].find, mutant.edits[0].replace)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "validate.py:49 in apply_mutant (and :154 in validate() for 'fails') locate the key with "
-    "line_of(path, 'find', i), a substring match on any line: a description, pitfall or replace text "
-    "containing the word 'find' shifts the reported line"))
 def test_apply_mutant_line_is_the_find_key_even_when_the_description_says_find(tmp_path):
     path = tmp_path / "wordy.toml"
     mutant = write_mutant(path, "    return nothing_like_this", description="does not find the residual")

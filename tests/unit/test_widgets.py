@@ -268,17 +268,11 @@ def test_failing_pycell_names_the_page_and_line():
     assert "AssertionError: one is not two" in message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mdwidgets/__init__.py:45-47 (_fail) reports the first line whose text equals the header; every pycell "
-    "header is `/// pycell`, so a failing second cell is reported at the first cell's line"))
 def test_failing_second_pycell_names_its_own_line():
     text = "/// pycell\nprint('fine')\n///\n\nProse.\n\n/// pycell\nraise SystemExit(2)\n///\n"
     assert widget_error(text).startswith(f"{PAGE}:7: `/// pycell`")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mdwidgets/__init__.py:45-47 (_fail) matches the header rebuilt from the parsed argument; any other "
-    "spacing in the source (`/// numeric |  E7.3   nope`) finds no line and reports line 0"))
 def test_error_line_does_not_depend_on_header_spacing():
     text = "Intro.\n\n/// numeric |  E7.3   nope\nq\n///\n"
     assert widget_error(text).startswith(f"{PAGE}:3: ")

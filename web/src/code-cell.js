@@ -96,8 +96,15 @@ export function mountCell(root, { store, python, base }) {
   root.querySelector(":scope > .tl-fallback")?.remove();
   root.append(header, host, bar, deps, summary, output, results, compare);
 
+  // Per-cell settings; the time limit is the author's (exercise.toml), adjustable here for automation.
+  const settings = { timeLimit: data.timeLimit || 20 };
   let saveTimer = null;
-  const save = (code) => store.set(codeKey, { code, at: Date.now() });
+  // While another tab's version of this code is unresolved, edits here go to a draft key instead, so neither
+  // tab's work overwrites the other's without the learner choosing.
+  let conflict = null;
+  const draftKey = `draft:${slug}`;
+  const save = (code) => (conflict ? store.set(draftKey, { code, at: Date.now() })
+    : store.set(codeKey, { code, at: Date.now() }));
   const editor = createEditor({
     parent: host,
     doc: initial,
@@ -110,6 +117,40 @@ export function mountCell(root, { store, python, base }) {
     onSecondary: () => run(),
   });
   window.addEventListener("pagehide", () => save(editor.getCode()));
+
+  const conflictBar = el("div", { class: "tl-conflict", role: "alert", hidden: "" });
+  host.before(conflictBar);
+  /** Offer the learner the choice between this editor's code and `theirs` (from another tab or a draft). */
+  function showConflict(theirs, where) {
+    conflict = { theirs };
+    const text = el("p", {}, where === "tab"
+      ? "This exercise was changed in another tab. Your edits here are kept as a draft until you choose."
+      : "An unsaved draft of this exercise was found (from another tab). Which version do you want?");
+    const useTheirs = el("button", { type: "button", class: "md-button" }, where === "tab" ? "Use the other tab's version" : "Restore the draft");
+    const keepMine = el("button", { type: "button", class: "md-button" }, where === "tab" ? "Keep this version" : "Discard the draft");
+    conflictBar.replaceChildren(text, useTheirs, keepMine);
+    conflictBar.hidden = false;
+    const resolve = (code) => {
+      conflict = null;
+      conflictBar.hidden = true;
+      store.remove(draftKey);
+      if (code !== editor.getCode()) editor.setCode(code);
+      save(code);
+    };
+    useTheirs.addEventListener("click", () => resolve(theirs));
+    keepMine.addEventListener("click", () => resolve(editor.getCode()));
+  }
+  window.addEventListener("storage", (event) => {
+    if (event.key !== `tinyllm:v1:${codeKey}` || event.newValue === null) return;
+    store.refresh(codeKey);
+    const theirs = store.get(codeKey, null);
+    if (theirs && typeof theirs.code === "string" && theirs.code !== editor.getCode()) showConflict(theirs.code, "tab");
+  });
+  const draft = store.get(draftKey, null);
+  if (draft && typeof draft.code === "string") {
+    if (draft.code !== editor.getCode()) showConflict(draft.code, "draft");
+    else store.remove(draftKey);
+  }
 
   let busy = false;
   function setBusy(on, label = "") {
@@ -175,7 +216,7 @@ export function mountCell(root, { store, python, base }) {
 
   function render(result, { restored = false } = {}) {
     root.dataset.status = result.status;
-    const text = summarise(result, data.timeLimit || "");
+    const text = summarise(result, settings.timeLimit);
     summary.textContent = restored ? `Last check: ${text}` : text;
     showOutput([result.stdout, result.traceback].filter(Boolean).join(result.stdout && result.traceback ? "\n" : ""));
     if (result.tests) renderTests(result);
@@ -225,7 +266,7 @@ export function mountCell(root, { store, python, base }) {
     }
     let streamed = "";
     const result = await python.request("run", { code, filename, files }, {
-      timeLimit: data.timeLimit || 20,
+      timeLimit: settings.timeLimit,
       onStdout: (text) => {
         streamed += text;
         showOutput(streamed);
@@ -257,7 +298,7 @@ export function mountCell(root, { store, python, base }) {
     const result = await python.request("check", {
       tests: bundle.tests, files: { ...found.files, [bundle.importPath]: code }, learner: bundle.importPath,
       names: bundle.names,
-    }, { timeLimit: data.timeLimit || 20 });
+    }, { timeLimit: settings.timeLimit });
     setBusy(false);
     const saved = { ...result, code, at: Date.now() };
     render(saved);
@@ -282,7 +323,7 @@ export function mountCell(root, { store, python, base }) {
     const last = store.get(keys.result(slug), null);
     if (last && typeof last === "object" && Array.isArray(last.tests)) render(last, { restored: true });
   }
-  const api = { editor, run, check };
+  const api = { editor, run, check, settings };
   root.tlCell = api; // a handle for automation and the end-to-end tests (set code, read it back)
   return api;
 }

@@ -7,6 +7,7 @@ import { mountNumeric, mountChoice, mountReveal } from "./prompts.js";
 import { mountCell } from "./code-cell.js";
 import { renderMath } from "./math.js";
 import { mountCatalogues } from "./catalogue.js";
+import { mountProgress } from "./progress.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -71,6 +72,7 @@ function start() {
   for (const root of document.querySelectorAll(".tl-choice")) mountChoice(root, store);
   for (const root of document.querySelectorAll(".tl-reveal")) mountReveal(root, store);
   mountCatalogues(document, store);
+  for (const root of document.querySelectorAll(".tl-progress")) mountProgress(root, { store, base });
   const cells = document.querySelectorAll(".tl-cell");
   if (cells.length) {
     const python = new PythonWorker({ base }).start();

@@ -55,7 +55,9 @@ function splitTokens(body, separator) {
 export function parseAnswer(input, expected = 1) {
   if (typeof input !== "string" || !input.trim()) return { error: "Type an answer first." };
   if (input.length > MAX_INPUT) return { error: `That is ${input.length} characters; an answer fits in ${MAX_INPUT}.` };
-  const body = input.trim().replace(/^[[(]\s*/, "").replace(/\s*[\])]$/, "");
+  // "1 / 2" and "50 %" are one number each: join what surrounds "/" and "%" before splitting on spaces.
+  const body = input.trim().replace(/^[[(]\s*/, "").replace(/\s*[\])]$/, "")
+    .replace(/\s*\/\s*/g, "/").replace(/\s+%/g, "%");
   const candidates = [];
   if (body.includes(";")) {
     // Semicolons separate; commas are then decimal commas (European style "0,5; 0,3; 0,2").

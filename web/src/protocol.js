@@ -34,11 +34,13 @@ export const STAGES = Object.freeze(["python", "numpy", "judge"]);
 export function requestProblem(msg) {
   if (!msg || typeof msg !== "object") return "a message must be an object";
   if (!REQUESTS.includes(msg.type)) return `unknown message type ${JSON.stringify(msg.type)}`;
+  if (!Number.isInteger(msg.id) || msg.id < 0) return "every request needs an integer id >= 0";
   if (msg.type === "run" && (typeof msg.code !== "string" || typeof msg.filename !== "string")) {
     return "run needs string fields code and filename";
   }
-  if (msg.type === "check" && (typeof msg.learner !== "string" || typeof msg.files !== "object"
-      || typeof msg.tests !== "object" || !Array.isArray(msg.names))) {
+  const isMap = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (msg.type === "check" && (typeof msg.learner !== "string" || !isMap(msg.files) || !isMap(msg.tests)
+      || !Array.isArray(msg.names))) {
     return "check needs learner, files, tests and names";
   }
   return "";

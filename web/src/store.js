@@ -35,6 +35,20 @@ export function createStore(backend) {
 
   const fullKey = (key) => `${KEY_PREFIX}${key}`;
 
+  if (persistent) {
+    try {
+      const older = [];
+      for (let i = 0; i < backend.length; i += 1) {
+        const k = backend.key(i);
+        if (k && k.startsWith(PREFIX) && !k.startsWith(KEY_PREFIX)) older.push(k);
+      }
+      if (older.length) {
+        notices.push(`Found ${older.length} saved item${older.length === 1 ? "" : "s"} from another version of this site. `
+          + "This version cannot read them, so they were left untouched.");
+      }
+    } catch { /* ignore */ }
+  }
+
   /** Read a value; returns `fallback` when absent, and resets an unreadable entry with a notice. */
   function get(key, fallback = null) {
     if (memory.has(key)) return structuredClone(memory.get(key));
@@ -62,6 +76,10 @@ export function createStore(backend) {
 
   /** Save a value. Returns true when it reached persistent storage. */
   function set(key, value) {
+    if (value === undefined) {
+      remove(key); // JSON has no undefined: storing it would read back as corrupt data
+      return persistent;
+    }
     memory.set(key, structuredClone(value));
     if (!persistent) return false;
     try {

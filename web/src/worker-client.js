@@ -44,9 +44,12 @@ export class PythonWorker {
 
   #spawn() {
     const worker = new Worker(new URL("tl/tl-worker.js", this.base), { type: "module" });
-    const slot = { worker, stage: "", interrupt: null, failed: "" };
+    const channel = new MessageChannel();
+    const slot = { worker, port: channel.port1, stage: "", interrupt: null, failed: "" };
     if (this.isolated) slot.interrupt = new SharedArrayBuffer(1);
-    worker.onmessage = (event) => this.#receive(slot, event.data);
+    // Replies come only through the private port; anything posted on the worker's global channel (which learner
+    // code can reach through Python's `js` module) is ignored.
+    channel.port1.onmessage = (event) => this.#receive(slot, event.data);
     worker.onerror = (event) => this.#lost(slot, `the worker failed: ${event.message || "unknown error"}`);
     const assets = this.base;
     fetch(new URL("pyodide/wheels.json", assets)).then((r) => {
@@ -57,7 +60,8 @@ export class PythonWorker {
         type: "init", id: 0, indexURL: new URL("pyodide/", assets).href,
         judgeURL: new URL("tl/checker.zip", assets).href,
         wheels: info.wheels.map((w) => new URL(`pyodide/${w}`, assets).href), interrupt: slot.interrupt,
-      });
+        port: channel.port2,
+      }, [channel.port2]);
     }).catch((err) => this.#lost(slot, `Python's files could not be loaded (${err.message})`));
     return slot;
   }
@@ -99,7 +103,20 @@ export class PythonWorker {
       req.stdout += msg.text;
       req.onStdout(msg.text);
     } else if (msg.type === "result") {
-      this.#finish(req, msg.result);
+      const result = msg.result;
+      if (result && result.tainted) {
+        this.#replace(slot);
+        if (result.tainted === "before" && req.type === "check" && !req.payload.retried) {
+          // Refused because an earlier run tampered with this worker: retry once on the clean one.
+          req.done = true;
+          clearTimeout(req.timer);
+          this.pending.delete(req.id);
+          this.request("check", { ...req.payload, retried: true }, { timeLimit: req.timeLimit, onStdout: req.onStdout })
+            .then(req.resolve);
+          return;
+        }
+      }
+      this.#finish(req, result);
     } else if (msg.type === "error") {
       this.#finish(req, { status: "error", tests: [], stdout: req.stdout, traceback: `internal error: ${msg.message}` });
     }
@@ -172,8 +189,20 @@ export class PythonWorker {
       this.pending.set(id, req);
       this.current = req;
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
-      slot.worker.postMessage({ type, id, ...payload });
+      req.type = type;
+      req.payload = payload;
+      slot.port.postMessage({ type, id, ...payload });
     });
+  }
+
+  /** Learner code modified the judging machinery in this worker: replace it with a clean one. */
+  #replace(slot) {
+    if (slot !== this.live) return;
+    slot.worker.terminate();
+    this.restarts += 1;
+    this.live = this.spare || this.#spawn();
+    this.spare = null;
+    this.#announce();
   }
 
   /** Stop whatever is running (the Stop button). Resolves its request with status "stopped". */
@@ -187,7 +216,7 @@ export class PythonWorker {
     const slot = req.slot;
     if (!req.started) {
       // Still queued behind Python's start-up: withdraw it, nothing is running.
-      slot.worker.postMessage({ type: "cancel", id: req.id });
+      slot.port.postMessage({ type: "cancel", id: req.id });
       this.#finish(req, { status: reason, tests: [], stdout: "", traceback: "" });
     } else if (slot.interrupt) {
       new Uint8Array(slot.interrupt)[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check

@@ -8,29 +8,34 @@
 import { requestProblem } from "./protocol.js";
 
 const JUDGE_DIR = "/home/pyodide/tl";
+// The bridge binds json and the judge's entry points as default arguments, at a moment when no learner code
+// has run, so later tampering with those names cannot change what the worker reports.
 const BRIDGE = `
 import json, sys
 sys.path.insert(0, ${JSON.stringify(JUDGE_DIR)})
-from checker import judge as _tl_judge
+from checker import judge as _tl_judge, integrity as _tl_integrity
 
-def _tl_run(code, filename, files_json, write):
-    return json.dumps(_tl_judge.run(code, filename, files=json.loads(files_json), workdir="/tmp/tl",
-                                    on_write=write))
+def _tl_run(code, filename, files_json, write, _run=_tl_judge.run, _dumps=json.dumps, _loads=json.loads):
+    return _dumps(_run(code, filename, files=_loads(files_json), workdir="/tmp/tl", on_write=write))
 
-def _tl_check(payload_json):
-    p = json.loads(payload_json)
-    return json.dumps(_tl_judge.check(tests=p["tests"], files=p["files"], learner=p["learner"],
-                                      names=p["names"], workdir="/tmp/tl"))
+def _tl_check(payload_json, _check=_tl_judge.check, _dumps=json.dumps, _loads=json.loads):
+    p = _loads(payload_json)
+    return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
+                         workdir="/tmp/tl"))
 `;
 
 let pyodide = null;
 let interrupt = null;
+// Replies travel over a MessagePort handed over at init and kept in this module's scope: learner code can reach
+// the worker's global scope through Python's `js` module, but not this port, so it cannot forge a reply.
+let send = () => {};
+const parse = JSON.parse;
 let t0 = 0;
 const stages = {};
 let bridge = null;
 let dead = false;
 
-const post = (msg) => self.postMessage(msg);
+const post = (msg) => send(msg);
 
 function fatal(message) {
   dead = true;
@@ -51,7 +56,7 @@ async function boot(msg) {
     if (!zip.ok) throw new Error(`${msg.judgeURL}: HTTP ${zip.status}`);
     py.unpackArchive(await zip.arrayBuffer(), "zip", { extractDir: JUDGE_DIR });
     py.runPython(BRIDGE);
-    bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check") };
+    bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check"), arm: py.globals.get("_tl_integrity").arm };
     post({ type: "status", stage: "python", ms: performance.now() - t0 });
   });
   const loadErrors = [];
@@ -64,6 +69,7 @@ async function boot(msg) {
     } catch (err) {
       throw new Error(`numpy could not be loaded: ${loadErrors.join("; ") || err.message}`);
     }
+    bridge.arm(); // the baseline for tamper detection, before any learner code runs
     post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
   });
   stages.judge = stages.numpy.then(async () => {
@@ -73,6 +79,7 @@ async function boot(msg) {
     } catch (err) {
       throw new Error(`pytest could not be loaded: ${loadErrors.join("; ") || err.message}`);
     }
+    bridge.arm(); // adds pytest's modules to the baseline
     post({ type: "status", stage: "judge", ms: performance.now() - t0 });
   });
   for (const stage of ["python", "numpy", "judge"]) {
@@ -82,7 +89,7 @@ async function boot(msg) {
 
 function invoke(fn) {
   try {
-    return JSON.parse(fn());
+    return parse(fn());
   } catch (err) {
     // The judge turns every Python exception into a result, so anything reaching here broke the interpreter
     // itself (os._exit, a wasm trap, the JS stack exhausted by deep recursion in C).
@@ -130,15 +137,21 @@ async function handle(msg) {
 // Requests run one at a time, in order: Python is single-threaded and a check must not interleave with a run.
 let queue = Promise.resolve();
 const cancelled = new Set();
-self.onmessage = (event) => {
-  const msg = event.data;
+
+function receive(msg) {
   if (msg && msg.type === "cancel") {
     cancelled.add(msg.id);
     return;
   }
-  if (msg && msg.type === "init") {
-    handle(msg);
-    return;
-  }
   queue = queue.then(() => handle(msg)).catch((err) => post({ type: "error", id: msg && msg.id, message: String(err) }));
+}
+
+// Only the first message arrives on the worker's global channel: init, carrying the port for everything else.
+self.onmessage = (event) => {
+  const msg = event.data;
+  if (stages.python || !msg || msg.type !== "init" || !(msg.port instanceof MessagePort)) return;
+  const port = msg.port;
+  send = port.postMessage.bind(port);
+  port.onmessage = (e) => receive(e.data);
+  handle({ ...msg, port: undefined });
 };

@@ -1,0 +1,82 @@
+"""Notice when learner code has tampered with the machinery that judges it.
+
+Learner code runs in the same interpreter as the hidden tests (in the browser there is no other). Code that
+replaces `builtins.len`, `numpy.allclose`, a pytest internal or a function of this checker could make wrong code
+look right, by accident or on purpose. Before, during and after a check the judge compares the identity of every
+attribute of the watched modules (and of the classes they define) with a baseline taken before any learner code
+ran; any change makes the verdict an error that names what changed, and tells the worker to restart.
+
+This is a guard against accidents and casual tricks, not a sandbox: a determined learner can still reach the
+judge's data through the garbage collector. The hidden tests are shipped to the browser anyway; checks are
+self-assessment, and the documentation says so.
+"""
+from __future__ import annotations
+
+import sys
+
+WATCHED = ("builtins", "json", "math", "fractions", "numpy", "pytest", "_pytest", "pluggy", "checker")
+# numpy has hundreds of submodules; tests reach numpy through these namespaces.
+NUMPY_MODULES = ("numpy", "numpy.random", "numpy.linalg", "numpy.testing")
+
+# Module globals that pytest itself sets for each session (assertion rewriting hooks); they change legitimately.
+MUTABLE = {"_pytest.assertion.util._config", "_pytest.assertion.util._reprcompare",
+           "_pytest.assertion.util._assertion_pass"}
+
+_baseline: dict[str, dict[str, int]] = {}
+
+
+def _watched(name: str) -> bool:
+    top = name.split(".", 1)[0]
+    if top not in WATCHED:
+        return False
+    return top != "numpy" or name in NUMPY_MODULES
+
+
+def snapshot() -> dict[str, dict[str, int]]:
+    """Identity of every public attribute of the watched modules and of the classes they define."""
+    snap: dict[str, dict[str, int]] = {}
+    modules = {name: mod for name, mod in list(sys.modules.items()) if mod is not None and _watched(name)}
+    snap["sys.modules"] = {name: id(mod) for name, mod in modules.items()}
+    for name, mod in modules.items():
+        entries: dict[str, int] = {}
+        for key, value in list(vars(mod).items()):
+            if key.startswith("__"):
+                continue
+            entries[key] = id(value)
+            if isinstance(value, type) and getattr(value, "__module__", None) == name and not name.startswith("numpy"):
+                for attr, member in list(vars(value).items()):
+                    if not attr.startswith("__") or attr in ("__init__", "__call__", "__eq__"):
+                        entries[f"{key}.{attr}"] = id(member)
+        snap[name] = entries
+    return snap
+
+
+def arm() -> None:
+    """Record the baseline: call before any learner code runs. Calling again adds newly loaded modules only."""
+    for name, entries in snapshot().items():
+        if name == "sys.modules":
+            _baseline.setdefault(name, {}).update({k: v for k, v in entries.items() if k not in _baseline.get(name, {})})
+        else:
+            _baseline.setdefault(name, entries)
+
+
+def armed() -> bool:
+    return bool(_baseline)
+
+
+def changes(baseline: dict[str, dict[str, int]] | None = None) -> list[str]:
+    """Names of watched attributes replaced or removed since the baseline (new attributes are fine)."""
+    base = baseline if baseline is not None else _baseline
+    now = snapshot()
+    found = []
+    for name, was in base.get("sys.modules", {}).items():
+        if now["sys.modules"].get(name, was) != was:
+            found.append(f"sys.modules[{name!r}]")
+    for name, entries in base.items():
+        if name == "sys.modules" or name not in now:
+            continue
+        current = now[name]
+        for key, ident in entries.items():
+            if current.get(key) != ident and f"{name}.{key}" not in MUTABLE:
+                found.append(f"{name}.{key}")
+    return sorted(found)

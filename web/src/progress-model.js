@@ -1,0 +1,48 @@
+/**
+ * What the learner has done, derived from saved data: one status per exercise and per prompt. Pure functions
+ * over a store-like `get(key)`, shared by the progress page, the chapter overview and the module map.
+ */
+import { keys } from "./store.js";
+
+/** "passed" | "failed" | "not-checked" for an exercise's code, with the counts of its last check. */
+export function codeState(get, slug) {
+  const result = get(keys.result(slug));
+  const code = get(keys.code(slug));
+  if (result && Array.isArray(result.tests)) {
+    const passed = result.tests.filter((t) => t.outcome === "passed").length;
+    return { state: result.status === "passed" ? "passed" : "failed", passed, total: result.tests.length, at: result.at };
+  }
+  return { state: code ? "edited" : "not-started", passed: 0, total: 0 };
+}
+
+/** "correct" | "incorrect" | "revealed" | "committed" | "unanswered" for one numeric or choice prompt. */
+export function promptState(get, slug, id, kind = "numeric") {
+  const saved = get(keys.prompt(slug, id));
+  if (!saved) return "unanswered";
+  if (kind === "predict") return saved.choice ? "committed" : "unanswered";
+  if (kind === "numeric") {
+    if (saved.verdict === "correct") return "correct";
+    if (saved.revealed) return "revealed";
+    return saved.verdict || "unanswered";
+  }
+  return saved.choice ? "answered" : "unanswered";
+}
+
+/**
+ * Overall status of an exercise: "done" | "in-progress" | "not-started".
+ * A module is done when its hidden tests pass; a lesson when, in addition, every prompt has been answered
+ * (a numeric prompt correctly or by revealing the worked answer) and every prediction committed.
+ * @param {{slug: string, kind: string, prompts?: string[], choices?: {id: string, kind: string}[]}} entry
+ */
+export function exerciseStatus(get, entry) {
+  const code = codeState(get, entry.slug);
+  const prompts = (entry.prompts || []).map((id) => promptState(get, entry.slug, id, "numeric"));
+  const choices = (entry.choices || []).map((c) => promptState(get, entry.slug, c.id, c.kind));
+  const touched = code.state !== "not-started" || [...prompts, ...choices].some((p) => p !== "unanswered");
+  const promptsDone = prompts.every((p) => p === "correct" || p === "revealed")
+    && choices.every((c) => c !== "unanswered");
+  if (code.state === "passed" && (entry.kind !== "lesson" || promptsDone)) return "done";
+  return touched ? "in-progress" : "not-started";
+}
+
+export const STATUS_TEXT = { done: "done", "in-progress": "in progress", "not-started": "not started" };
