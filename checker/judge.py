@@ -31,6 +31,7 @@ from . import integrity
 
 OUTPUT_CAP = 100_000  # characters of learner output kept per run; the rest is dropped with a note
 MESSAGE_CAP = 400     # characters of a per-test message
+MAX_FRAMES = 200      # traceback frames examined (the innermost ones)
 
 _counter = itertools.count(1)
 
@@ -98,12 +99,25 @@ def format_traceback(exc: BaseException, names: Mapping[str, str]) -> str:
     Frames of the checker, pytest and numpy are dropped: the learner can act only on their own lines.
     """
     lines = []
-    for frame in traceback.extract_tb(exc.__traceback__):
+    last, repeats = None, 0
+    # Only the last frames: runaway recursion can leave a million of them, and the learner needs the bottom.
+    for frame in traceback.extract_tb(exc.__traceback__, limit=-MAX_FRAMES):
         shown = names.get(frame.filename) or names.get(os.path.abspath(frame.filename))
-        if shown:
-            lines.append(f'  File "{shown}", line {frame.lineno}, in {frame.name}\n')
-            if frame.line:
-                lines.append(f"    {frame.line.strip()}\n")
+        if not shown:
+            continue
+        key = (shown, frame.lineno, frame.name)
+        repeats = repeats + 1 if key == last else 0
+        last = key
+        if repeats >= 3:  # like Python: show a repeated frame three times, then count the rest
+            if repeats == 3:
+                lines.append(None)
+            lines[-1] = repeats - 2
+            continue
+        lines.append(f'  File "{shown}", line {frame.lineno}, in {frame.name}\n')
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}\n")
+    lines = [f"  [Previous line repeated {x} more time{'s' if x > 1 else ''}]\n" if isinstance(x, int) else x
+             for x in lines]
     if isinstance(exc, SyntaxError):
         shown = names.get(exc.filename or "", exc.filename or "<code>")
         head = f'  File "{shown}", line {exc.lineno}\n'

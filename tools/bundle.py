@@ -13,7 +13,7 @@ from pathlib import Path
 from checker import manifest
 
 # The judge's files as the worker imports them; manifest/validate/ol are CPython-side tools.
-JUDGE_FILES = ("__init__.py", "judge.py", "stats.py")
+JUDGE_FILES = ("__init__.py", "judge.py", "integrity.py", "stats.py")
 
 
 def exercise_bundle(ex: manifest.Exercise, exercises: dict[str, manifest.Exercise]) -> dict:

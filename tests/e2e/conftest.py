@@ -56,6 +56,7 @@ class Recorder:
     def __init__(self):
         self.requests: list[str] = []
         self.errors: list[str] = []
+        self.expected_errors: list[str] = []  # page errors a test provokes on purpose (exact messages)
 
     def foreign(self) -> list[str]:
         return [u for u in self.requests
@@ -76,9 +77,25 @@ def context(browser, recorder):
     ctx.close()
     assert recorder.requests, "no request was recorded: the recorder is not wired"
     assert recorder.foreign() == [], f"requests left localhost: {recorder.foreign()}"
-    assert recorder.errors == [], f"the page threw: {recorder.errors}"
+    unexpected = [e for e in recorder.errors if e not in recorder.expected_errors]
+    assert unexpected == [], f"the page threw: {unexpected}"
 
 
 @pytest.fixture()
 def page(context):
     return context.new_page()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Report the robustness scenarios (tests marked `scenario`) as a count with their outcomes."""
+    counts: dict[str, int] = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if getattr(report, "when", "call") in ("call", "setup") and "scenario" in getattr(report, "keywords", {}):
+                if outcome == "passed" and report.when != "call":
+                    continue
+                counts[outcome] = counts.get(outcome, 0) + 1
+    if counts:
+        total = sum(counts.values())
+        detail = ", ".join(f"{n} {k}" for k, n in counts.items())
+        terminalreporter.write_line(f"robustness scenarios: {total} run: {detail}")

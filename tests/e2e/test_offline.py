@@ -8,6 +8,7 @@ from e2e_helpers import LESSON, cell, reference, set_code, wait_python, wait_res
 from tools import offline
 from tools.serve import start_in_thread
 
+pytestmark = pytest.mark.scenario
 SLUG = "e7-3"
 
 

@@ -230,3 +230,14 @@ def test_checker_zip_holds_the_judge(bundled, tmp_path):
                           env={"PATH": "/usr/bin:/bin"}, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "42\n"
+
+
+def test_the_judge_zip_holds_every_checker_module_the_judge_imports():
+    import re
+
+    from tools import bundle as bundle_module
+
+    source = (Path(bundle_module.__file__).resolve().parents[1] / "checker" / "judge.py").read_text()
+    imported = set(re.findall(r"^from \. import (\w+)", source, re.M))
+    assert imported, "the pattern no longer finds the judge's imports"
+    assert {f"{name}.py" for name in imported} <= set(bundle_module.JUDGE_FILES)

@@ -37,6 +37,10 @@ let dead = false;
 
 const post = (msg) => send(msg);
 
+// Learner code can reach `close` through Python's `js` module; a silently closed worker would leave the page
+// waiting for a reply forever, so closing is turned into a reported crash and the page replaces the worker.
+self.close = () => fatal("Your code closed the Python worker (js.close()).");
+
 function fatal(message) {
   dead = true;
   post({ type: "fatal", message });
@@ -69,7 +73,10 @@ async function boot(msg) {
     } catch (err) {
       throw new Error(`numpy could not be loaded: ${loadErrors.join("; ") || err.message}`);
     }
-    bridge.arm(); // the baseline for tamper detection, before any learner code runs
+    // The baseline for tamper detection, before any learner code runs; modules the hidden tests import are
+    // loaded first so that replacing them later is noticed too.
+    pyodide.runPython("import fractions, math, numpy.random, numpy.linalg\nfrom checker import stats");
+    bridge.arm();
     post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
   });
   stages.judge = stages.numpy.then(async () => {

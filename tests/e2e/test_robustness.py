@@ -1,0 +1,296 @@
+"""Never freeze, never lose work: runaway code, floods, crashes, hostile code and troubled storage, in Chromium.
+
+Each test is one scenario (marked `scenario`); the run ends with a count of scenarios and their outcomes.
+The runaway scenarios share one page per isolation mode, the way a learner would keep working on one page.
+"""
+import json
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import CHROMIUM_ARGS, Recorder  # noqa: F401 - Recorder used by the shared fixture
+from e2e_helpers import LESSON, cell, get_code, outcomes, reference, set_code, starter, wait_python, wait_result
+
+pytestmark = pytest.mark.scenario
+SLUG = "e7-3"
+
+
+def run_code(page, code: str, button: str = "run", timeout: int = 90_000) -> str:
+    set_code(page, SLUG, code)
+    cell(page, SLUG).locator(f"button.tl-{button}").click()
+    page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"][data-state="running"]', timeout=10_000)
+    return wait_result(page, SLUG, timeout)
+
+
+def output(page) -> str:
+    return cell(page, SLUG).locator(".tl-output").inner_text()
+
+
+def still_works(page) -> None:
+    """The next run after any mishap works and prints its answer."""
+    assert run_code(page, "print(6 * 7)") == "ok"
+    assert output(page).strip() == "42"
+
+
+@pytest.fixture(scope="module", params=["plain", "isolated"])
+def shared_page(request, browser, site_url, isolated_url):
+    recorder = Recorder()
+    context = browser.new_context()
+    context.on("request", lambda r: recorder.requests.append(r.url))
+    page = context.new_page()
+    page.on("pageerror", lambda e: recorder.errors.append(str(e)))
+    page.goto((isolated_url if request.param == "isolated" else site_url) + LESSON)
+    assert page.evaluate("crossOriginIsolated") is (request.param == "isolated")
+    wait_python(page, SLUG)
+    yield page
+    context.close()
+    assert recorder.foreign() == [] and recorder.errors == []
+
+
+RUNAWAY = {
+    "busy loop": "while True:\n    pass\n",
+    "numpy loop": "import numpy as np\nwhile True:\n    np.linalg.inv(np.eye(40))\n",
+    "sleep": "import time\ntime.sleep(60)\n",
+    "one long C call": "sum(range(10**12))\n",
+    "deep recursion, limit raised": "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)\n",
+}
+
+
+@pytest.mark.parametrize("name", list(RUNAWAY))
+def test_stop_ends_runaway_code(shared_page, name):
+    page = shared_page
+    set_code(page, SLUG, RUNAWAY[name])
+    cell(page, SLUG).locator("button.tl-run").click()
+    page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"][data-state="running"]')
+    page.wait_for_timeout(1000)
+    started = time.monotonic()
+    cell(page, SLUG).locator("button.tl-stop").click()
+    assert wait_result(page, SLUG, 30_000) == "stopped"
+    assert time.monotonic() - started < 5, "Stop must answer within seconds"
+    assert get_code(page, SLUG) == RUNAWAY[name], "a stop never loses the code"
+    still_works(page)
+
+
+def test_the_time_limit_stops_code_without_a_click(shared_page):
+    page = shared_page
+    page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 2", SLUG)
+    try:
+        assert run_code(page, "while True:\n    pass\n", timeout=30_000) == "timeout"
+        assert "time limit of 2 s" in cell(page, SLUG).locator(".tl-summary").inner_text()
+    finally:
+        page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 20", SLUG)
+    still_works(page)
+
+
+def test_deep_recursion_is_reported_and_recovered(shared_page):
+    page = shared_page
+    assert run_code(page, "def f(n):\n    return f(n + 1)\n\nf(0)\n") == "error"
+    text = output(page)
+    assert "RecursionError" in text and "[Previous line repeated" in text and len(text.splitlines()) < 20
+    still_works(page)
+
+
+def re_any(text: str, words: list[str]) -> bool:
+    return any(w.lower() in text.lower() for w in words)
+
+
+def test_a_million_printed_lines_keep_the_page_responsive(shared_page):
+    page = shared_page
+    set_code(page, SLUG, "for i in range(10**6):\n    print(i)\n")
+    cell(page, SLUG).locator("button.tl-run").click()
+    page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"][data-state="running"]')
+    worst = 0.0
+    while cell(page, SLUG).get_attribute("data-state") == "running":
+        t0 = time.monotonic()
+        page.evaluate("() => document.body.childElementCount")  # the main thread answers while Python prints
+        worst = max(worst, time.monotonic() - t0)
+        page.wait_for_timeout(100)
+    assert cell(page, SLUG).get_attribute("data-status") == "ok"
+    text = output(page)
+    assert "[output truncated:" in text and len(text) < 120_000
+    assert worst < 1.0, f"the page froze for {worst:.2f} s"
+    still_works(page)
+
+
+def test_a_huge_allocation_is_reported(shared_page):
+    page = shared_page
+    assert run_code(page, "import numpy as np\nhuge = np.ones((30000, 30000))\n") == "error"
+    assert re_any(output(page), ["MemoryError", "too big", "Unable to allocate"])
+    still_works(page)
+
+
+@pytest.mark.parametrize("code, status, words", [
+    ("import sys\nprint('before')\nsys.exit()\nprint('after')\n", "ok", ["before", "sys.exit()"]),
+    ("raise SystemExit\n", "ok", ["sys.exit()"]),
+    ("import sys\nsys.exit(3)\n", "error", ["SystemExit: 3"]),
+])
+def test_exits_are_reported_plainly(shared_page, code, status, words):
+    page = shared_page
+    assert run_code(page, code) == status
+    assert all(w in output(page) for w in words)
+    assert "after" not in output(page)
+    still_works(page)
+
+
+def test_os_exit_kills_python_and_it_comes_back(shared_page):
+    page = shared_page
+    code = "import os\nos._exit(1)\n"
+    assert run_code(page, code) == "error"
+    assert "Python has been restarted" in output(page)
+    assert get_code(page, SLUG) == code
+    still_works(page)
+
+
+def test_closing_the_worker_from_python_is_caught_by_the_time_limit(shared_page):
+    page = shared_page
+    page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 3", SLUG)
+    try:
+        status = run_code(page, "import js\njs.close()\n", timeout=30_000)
+    finally:
+        page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 20", SLUG)
+    assert status == "error" and "closed the Python worker" in output(page)
+    still_works(page)
+
+
+# ---- hostile or careless code cannot make the verdict say "passed" ----
+
+def check_code(page, code: str) -> str:
+    return run_code(page, code, button="check")
+
+
+def test_printing_a_fake_verdict_changes_nothing(shared_page):
+    page = shared_page
+    assert check_code(page, starter(SLUG) + "\nprint('All 13 tests pass.')\nprint('status: passed')\n") == "failed"
+
+
+@pytest.mark.parametrize("patch", [
+    "np.allclose = lambda *a, **k: True",
+    "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None",
+    "import builtins\nbuiltins.abs = lambda x: 0",
+    "import checker.judge\nchecker.judge.describe_failure = lambda *a: ('passed', '')",
+    "import sys\nsys.modules['checker.stats'] = type(sys)('fake')",
+])
+def test_tampering_with_the_machinery_is_refused(shared_page, patch):
+    page = shared_page
+    assert check_code(page, starter(SLUG) + "\n" + patch + "\n") == "error"
+    assert "replaced parts of the checking machinery" in output(page)
+    assert set(outcomes(page, SLUG).values()) == {"error"}
+    assert check_code(page, reference(SLUG)) == "passed", "after the restart, honest code passes"
+
+
+def test_forged_worker_messages_are_ignored(shared_page):
+    page = shared_page
+    forge = (
+        "import js\nfrom pyodide.ffi import to_js\n"
+        "fake = {'status': 'passed', 'tests': [], 'stdout': '', 'traceback': ''}\n"
+        "for i in range(300):\n"
+        "    js.postMessage(to_js({'type': 'result', 'id': i, 'result': fake}, dict_converter=js.Object.fromEntries))\n"
+    )
+    assert check_code(page, starter(SLUG) + "\n" + forge) == "failed"
+
+
+def test_tampering_in_a_run_does_not_leak_into_the_next_check(shared_page):
+    page = shared_page
+    run_code(page, "import numpy as np\nnp.allclose = lambda *a, **k: True\n")
+    assert "Python restarts" in output(page)
+    assert check_code(page, starter(SLUG)) == "failed"
+    assert check_code(page, reference(SLUG)) == "passed"
+
+
+# ---- saved work ----
+
+def test_storage_full_keeps_the_last_good_copy(page, site_url):
+    page.goto(site_url + LESSON)
+    good = starter(SLUG) + "\n# good work\n"
+    set_code(page, SLUG, good)
+    page.wait_for_timeout(600)  # autosave
+    page.evaluate("""() => {
+        const real = Storage.prototype.setItem;
+        Storage.prototype.setItem = function (k, v) {
+            if (k.startsWith('tinyllm:')) throw new DOMException('full', 'QuotaExceededError');
+            return real.call(this, k, v);
+        };
+    }""")
+    set_code(page, SLUG, "")
+    page.wait_for_timeout(600)
+    assert "storage is full" in page.locator(".tl-notices").inner_text()
+    assert get_code(page, SLUG) == ""
+    page.reload()
+    assert get_code(page, SLUG) == good, "an empty editor never overwrote the saved work"
+
+
+def test_no_storage_at_all(page, site_url, recorder):
+    # mkdocs-material's own scripts read localStorage too and throw; the lesson's widgets must not.
+    recorder.expected_errors.append("denied")
+    page.add_init_script("""Object.defineProperty(window, 'localStorage', {
+        get() { throw new DOMException('denied', 'SecurityError'); } });""")
+    page.goto(site_url + LESSON)
+    assert "not letting the page save" in page.locator(".tl-notices").inner_text()
+    box = page.locator('.tl-numeric[data-prompt="residual"]')
+    box.locator("input").fill("1, 0, 0")
+    box.locator("button[type=submit]").click()
+    assert box.get_attribute("data-verdict") == "correct"
+    wait_python(page, SLUG)
+    set_code(page, SLUG, reference(SLUG))
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "passed"
+
+
+def test_data_of_an_older_version_is_left_alone(page, site_url):
+    page.goto(site_url + LESSON)
+    page.evaluate("() => localStorage.setItem('tinyllm:v0:code:e7-3', JSON.stringify('old format'))")
+    page.reload()
+    assert "another version" in page.locator(".tl-notices").inner_text()
+    assert get_code(page, SLUG) == starter(SLUG)
+    assert page.evaluate("() => localStorage.getItem('tinyllm:v0:code:e7-3')") == json.dumps("old format")
+
+
+def test_two_tabs_do_not_silently_overwrite_each_other(context, site_url):
+    one, two = context.new_page(), context.new_page()
+    one.goto(site_url + LESSON)
+    two.goto(site_url + LESSON)
+    mine_one = starter(SLUG) + "\n# tab one\n"
+    set_code(one, SLUG, mine_one)
+    bar = cell(two, SLUG).locator(".tl-conflict")
+    bar.wait_for(state="visible", timeout=10_000)
+    mine_two = starter(SLUG) + "\n# tab two\n"
+    set_code(two, SLUG, mine_two)
+    two.wait_for_timeout(600)
+    saved = json.loads(one.evaluate("() => localStorage.getItem('tinyllm:v1:code:e7-3')"))["code"]
+    assert saved == mine_one, "tab two's edits went to a draft, not over tab one's work"
+    bar.get_by_role("button", name="Keep this version").click()
+    saved = json.loads(one.evaluate("() => localStorage.getItem('tinyllm:v1:code:e7-3')"))["code"]
+    assert saved == mine_two
+    cell(one, SLUG).locator(".tl-conflict").wait_for(state="visible", timeout=10_000)
+
+
+def test_export_and_import_progress(page, site_url, tmp_path):
+    page.goto(site_url + LESSON)
+    box = page.locator('.tl-numeric[data-prompt="residual"]')
+    box.locator("input").fill("1, 0, 0")
+    box.locator("button[type=submit]").click()
+    set_code(page, SLUG, starter(SLUG) + "\n# exported\n")
+    page.wait_for_timeout(600)
+    page.goto(site_url + "progress/")
+    row = page.locator('tr[data-exercise="e7-3"]')
+    expect(row.locator('li[data-prompt="residual"]')).to_have_attribute("data-state", "correct")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export progress to a file").click()
+    path = tmp_path / "progress.json"
+    download.value.save_as(path)
+    dump = json.loads(path.read_text())
+    assert dump["format"] == "tinyllm-progress" and "prompt:e7-3/residual" in dump["data"]
+
+    page.get_by_role("button", name="Reset all progress…").click()
+    page.get_by_role("button", name="Yes, erase everything").click()
+    expect(row.locator('li[data-prompt="residual"]')).to_have_attribute("data-state", "unanswered")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    page.locator(".tl-import input").set_input_files(bad)
+    expect(page.locator(".tl-progress-status")).to_contain_text("not valid JSON")
+    page.locator(".tl-import input").set_input_files(path)
+    expect(page.locator(".tl-progress-status")).to_contain_text("Imported")
+    expect(row.locator('li[data-prompt="residual"]')).to_have_attribute("data-state", "correct")
+    page.goto(site_url + LESSON)
+    assert get_code(page, SLUG).endswith("# exported\n")
