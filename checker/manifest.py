@@ -21,6 +21,7 @@ CHOICE_KINDS = ("predict", "check")
 SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+MILESTONE_RE = re.compile(r"^MS-[A-Z0-9]+(-[A-Z0-9]+)*$")
 
 
 class ManifestError(ValueError):
@@ -100,6 +101,14 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class UsedBy:
+    """A later exercise that builds on this one (the seed's "Used by"); it may not be written yet."""
+
+    id: str
+    how: str
+
+
+@dataclass(frozen=True)
 class Exercise:
     """A loaded `exercise.toml`; paths are absolute."""
 
@@ -121,6 +130,9 @@ class Exercise:
     choices: tuple[Choice, ...]
     prompt_setup: str
     mutants: tuple[Mutant, ...] = field(default=())
+    # The course around the exercise: the milestone gate it counts towards, and what builds on it later.
+    milestone: str = ""
+    used_by: tuple[UsedBy, ...] = field(default=())
 
     @property
     def module(self) -> str:
@@ -246,7 +258,7 @@ def load(folder: Path) -> Exercise:
     path = folder / "exercise.toml"
     f = _Fields(path, _read_toml(path))
     f.unknown({"id", "title", "kind", "page", "requires", "time_limit", "code", "tests", "prompts",
-               "choices", "prompt_setup"})
+               "choices", "prompt_setup", "milestone", "used_by"})
     slug = folder.name
     if not SLUG_RE.match(slug):
         raise ManifestError(f"{rel(folder)}: folder name must be kebab-case, like e7-3")
@@ -259,6 +271,21 @@ def load(folder: Path) -> Exercise:
     requires = f.get("requires", list, [], "a list of exercise ids")
     if not all(isinstance(r, str) for r in requires):
         raise f.fail("requires", "expected a list of exercise ids")
+    milestone = f.get("milestone", str, "", "a milestone id like \"MS-P6\"")
+    if milestone and not MILESTONE_RE.match(milestone):
+        raise f.fail("milestone", f"expected a milestone id like 'MS-P6', got {milestone!r}")
+    used_by = []
+    for u in f.tables("used_by"):
+        u.unknown({"id", "how"})
+        uid = u.text("id")
+        if not ID_RE.match(uid):
+            raise u.fail("id", f"expected an exercise id like 'L8.6', got {uid!r}")
+        if uid == ident:
+            raise u.fail("id", f"{ident} cannot be used by itself")
+        used_by.append(UsedBy(uid, u.text("how")))
+    dupes = sorted({u.id for u in used_by if [v.id for v in used_by].count(u.id) > 1})
+    if dupes:
+        raise f.fail("used_by", f"listed twice: {', '.join(dupes)}")
     time_limit = f.get("time_limit", float, 10.0, "a number of seconds")
     if not 0 < time_limit <= 300:
         raise f.fail("time_limit", "must be between 0 and 300 seconds")
@@ -351,6 +378,7 @@ def load(folder: Path) -> Exercise:
         reference=_file(code, "reference", folder, "reference.py"),
         tests_file=tests_file, catalogue=tuple(catalogue), prompts=tuple(prompts), choices=tuple(choices),
         prompt_setup=f.get("prompt_setup", str, "", "a string of Python"), mutants=mutants,
+        milestone=milestone, used_by=tuple(used_by),
     )
 
 
@@ -365,6 +393,11 @@ def load_all(root: Path = EXERCISES) -> dict[str, Exercise]:
         for i, req in enumerate(ex.requires):
             if req not in by_id:
                 raise ManifestError(f"{rel(ex.manifest)}: requires[{i}]: no exercise with id {req!r}")
+    for ex in found.values():  # "used by" a written exercise: that exercise must really build on this one
+        for i, user in enumerate(ex.used_by):
+            if user.id in by_id and ex.id not in by_id[user.id].requires:
+                raise ManifestError(f"{rel(ex.manifest)}: used_by[{i}].id: {user.id} exists but does not "
+                                    f"list {ex.id} in its requires")
     for ex in found.values():  # a cycle would make dependency resolution loop forever
         dependency_order(ex, by_id)
     return found

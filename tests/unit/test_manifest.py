@@ -368,3 +368,77 @@ def test_validate_reports_a_reference_that_fails(tmp_path):
     [raised] = [e for e in report.errors if "fails test_rejection_probability:" in e]
     assert raised.startswith(f"{manifest.rel(reference)}:{line}: the reference fails test_rejection_probability: "
                              "AttributeError: ")
+
+
+# --- the course around an exercise: milestone and used_by ------------------------------------------------------------
+
+USED_BY = '\n[[used_by]]\nid = "L8.6"\nhow = "builds on it"\n'
+
+
+def append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_the_pass_6_modules_and_what_uses_m07_6():
+    exercises = manifest.load_all()
+    assert sorted(e.id for e in exercises.values() if e.milestone == "MS-P6") == ["M06.3", "M07.1", "M07.6"]
+    assert exercises["e7-3"].milestone == "" and exercises["e7-3"].used_by == ()
+    assert [u.id for u in exercises["m07-6"].used_by] == ["L8.6", "L10.8"]
+    assert all(u.how for u in exercises["m07-6"].used_by)
+
+
+def test_milestone_and_used_by_load(tmp_path):
+    folder = copy_e73(tmp_path)
+    edit(folder / "exercise.toml", "requires = []", 'requires = []\nmilestone = "MS-P6"')
+    append(folder / "exercise.toml", USED_BY)
+    ex = manifest.load(folder)
+    assert ex.milestone == "MS-P6"
+    assert ex.used_by == (manifest.UsedBy("L8.6", "builds on it"),)
+
+
+@pytest.mark.parametrize("value, problem", [
+    ('"P6"', "milestone: expected a milestone id like 'MS-P6', got 'P6'"),
+    ('"ms-p6"', "milestone: expected a milestone id like 'MS-P6', got 'ms-p6'"),
+    ("6", 'milestone: expected a milestone id like "MS-P6", got 6'),
+])
+def test_bad_milestone(tmp_path, value, problem):
+    folder = copy_e73(tmp_path)
+    edit(folder / "exercise.toml", "requires = []", f"requires = []\nmilestone = {value}")
+    assert load_error(folder) == f"{toml_of(folder)}: {problem}"
+
+
+@pytest.mark.parametrize("old, new, problem", [
+    ('how = "builds on it"\n', "", "used_by[0].how: missing"),
+    ('how = "builds on it"\n', 'how = ""\n', "used_by[0].how: must not be empty"),
+    ('id = "L8.6"', 'id = "L 8.6"', "used_by[0].id: expected an exercise id like 'L8.6', got 'L 8.6'"),
+    ('id = "L8.6"', 'id = "E7.3"', "used_by[0].id: E7.3 cannot be used by itself"),
+    ('id = "L8.6"', 'id = "L8.6"\ntitle = "x"', "used_by[0].title: unknown field (allowed: how, id)"),
+])
+def test_bad_used_by_entry(tmp_path, old, new, problem):
+    folder = copy_e73(tmp_path)
+    append(folder / "exercise.toml", USED_BY)
+    edit(folder / "exercise.toml", old, new)
+    assert load_error(folder) == f"{toml_of(folder)}: {problem}"
+
+
+def test_used_by_listed_twice(tmp_path):
+    folder = copy_e73(tmp_path)
+    append(folder / "exercise.toml", USED_BY + USED_BY)
+    assert load_error(folder) == f"{toml_of(folder)}: used_by: listed twice: L8.6"
+
+
+def test_used_by_must_be_an_array_of_tables(tmp_path):
+    folder = copy_e73(tmp_path)
+    edit(folder / "exercise.toml", "requires = []", 'requires = []\nused_by = "L8.6"')
+    assert load_error(folder) == f"{toml_of(folder)}: used_by: expected an array of tables ([[...]])"
+
+
+def test_used_by_a_written_exercise_that_does_not_require_it(tmp_path):
+    first = copy_e73(tmp_path)
+    second = copy_e73(tmp_path, "e7-4", "E7.4")
+    append(first / "exercise.toml", USED_BY.replace("L8.6", "E7.4"))
+    with pytest.raises(ManifestError) as info:
+        manifest.load_all(tmp_path)
+    assert str(info.value) == f"{toml_of(first)}: used_by[0].id: E7.4 exists but does not list E7.3 in its requires"
+    edit(second / "exercise.toml", "requires = []", 'requires = ["E7.3"]')
+    assert [u.id for u in manifest.load_all(tmp_path)["e7-3"].used_by] == ["E7.4"]
