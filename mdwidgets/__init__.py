@@ -11,6 +11,8 @@ from the exercise manifests (checker.manifest), so the page and the exercise fol
     /// tests | M07.6                  the test catalogue as a table that fills in with results
     /// progress                       the learner's progress, with export, import and reset
     /// pycell                         a runnable example (Run only); executed at build time, must not raise
+    /// chapter | E7                   a chapter's lessons in order, with the learner's status (mdwidgets.course)
+    /// module-map | MS-P6             a milestone's modules as a dependency map, and its gate (mdwidgets.course)
 
 Portable on purpose: only Python-Markdown and pymdown-extensions, no MkDocs API. MkDocs glue lives in
 tools/mkdocs_hooks.py and only tells this module which page it is converting, for error messages.
@@ -306,8 +308,10 @@ class WidgetsExtension(BlocksExtension):
         super().__init__(*args, **kwargs)
 
     def extendMarkdownBlocks(self, md, block_mgr) -> None:  # noqa: N802 - Python-Markdown's name
+        from mdwidgets.course import Chapter, ModuleMap  # imports this module's helpers, so not at the top
+
         config = self.getConfigs()
-        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Progress, PyCell):
+        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Progress, PyCell, Chapter, ModuleMap):
             block_mgr.register(block, config)
 
 

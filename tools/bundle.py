@@ -43,6 +43,9 @@ def write(dest: Path) -> list[str]:
         entry = {k: bundle[k] for k in ("slug", "id", "title", "kind", "page", "requires", "directRequires", "names")}
         entry["prompts"] = [p.id for p in ex.prompts]
         entry["choices"] = [{"id": c.id, "kind": c.kind} for c in ex.choices]
+        # The course around the exercise (manifest fields): its milestone gate, and what builds on it later.
+        entry["milestone"] = ex.milestone
+        entry["usedBy"] = [{"id": u.id, "how": u.how} for u in ex.used_by]
         index.append(entry)
     (out / "index.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
     checker = Path(manifest.__file__).parent

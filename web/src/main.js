@@ -8,6 +8,7 @@ import { mountCell } from "./code-cell.js";
 import { renderMath } from "./math.js";
 import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
+import { mountChapter, mountModuleMap } from "./course.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -73,6 +74,8 @@ function start() {
   for (const root of document.querySelectorAll(".tl-reveal")) mountReveal(root, store);
   mountCatalogues(document, store);
   for (const root of document.querySelectorAll(".tl-progress")) mountProgress(root, { store, base });
+  for (const root of document.querySelectorAll(".tl-chapter")) mountChapter(root, store);
+  for (const root of document.querySelectorAll(".tl-module-map")) mountModuleMap(root, store);
   const cells = document.querySelectorAll(".tl-cell");
   if (cells.length) {
     const python = new PythonWorker({ base }).start();
