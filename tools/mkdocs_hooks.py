@@ -12,7 +12,7 @@ from mkdocs.exceptions import PluginError
 
 import mdwidgets
 from checker import validate
-from tools import bundle, offline, pyodide_assets
+from tools import bundle, offline, pyodide_assets, snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 WEB_BUILD = REPO / "build" / "web"
@@ -45,6 +45,7 @@ def on_post_build(config):
     bundle.write(target)
     try:
         pyodide_assets.gather(site / "assets" / "pyodide")
-    except pyodide_assets.AssetError as exc:
+        snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
+    except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
         raise PluginError(str(exc)) from None
     offline.write(site)  # last: its version hashes every file written above

@@ -34,9 +34,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def make_server(directory: Path, port: int = 0, isolate: bool = False) -> http.server.ThreadingHTTPServer:
-    """A ready server (port 0 picks a free one); call serve_forever() or use start_in_thread()."""
-    handler = type("SiteHandler", (Handler,), {"isolate": isolate})
+def make_server(directory: Path, port: int = 0, isolate: bool = False,
+                base: type = Handler) -> http.server.ThreadingHTTPServer:
+    """A ready server (port 0 picks a free one); call serve_forever() or use start_in_thread().
+
+    `base` lets a caller extend the handler (the benchmark counts the bytes sent).
+    """
+    handler = type("SiteHandler", (base,), {"isolate": isolate})
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
 
 

@@ -46,22 +46,56 @@ function fatal(message) {
   post({ type: "fatal", message });
 }
 
+/** The snapshot's bytes, or null when there is none or it cannot be read (then Python starts cold). */
+async function fetchSnapshot(url) {
+  if (!url) return null;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) return null;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes; // a host already undid the gzip
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
 async function boot(msg) {
   t0 = performance.now();
-  const { loadPyodide } = await import(new URL("pyodide.mjs", msg.indexURL).href);
   const quiet = () => {};
-  stages.python = loadPyodide({ indexURL: msg.indexURL, stdout: quiet, stderr: quiet }).then(async (py) => {
+  const options = { indexURL: msg.indexURL, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
+  const [{ loadPyodide }, snapshot, judgeZip, wheels] = await Promise.all([
+    import(new URL("pyodide.mjs", msg.indexURL).href),
+    fetchSnapshot(msg.snapshotURL),
+    fetch(msg.judgeURL).then((r) => {
+      if (!r.ok) throw new Error(`${msg.judgeURL}: HTTP ${r.status}`);
+      return r.arrayBuffer();
+    }),
+    // With a snapshot, pytest is already imported; its files are still unpacked for anything read lazily.
+    msg.snapshotURL ? Promise.all(msg.wheels.map((u) => fetch(u).then((r) => r.arrayBuffer()))) : null,
+  ]);
+  let restored = false;
+  stages.python = (async () => {
+    if (snapshot) {
+      try {
+        const py = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+        restored = true;
+        return py;
+      } catch { /* a snapshot this runtime cannot use: start cold instead */ }
+    }
+    return loadPyodide(options);
+  })().then(async (py) => {
     pyodide = py;
     if (msg.interrupt) {
       interrupt = new Uint8Array(msg.interrupt);
       py.setInterruptBuffer(interrupt);
     }
-    const zip = await fetch(msg.judgeURL);
-    if (!zip.ok) throw new Error(`${msg.judgeURL}: HTTP ${zip.status}`);
-    py.unpackArchive(await zip.arrayBuffer(), "zip", { extractDir: JUDGE_DIR });
+    py.unpackArchive(judgeZip, "zip", { extractDir: JUDGE_DIR });
+    if (restored) for (const w of wheels) py.unpackArchive(w, "wheel");
     py.runPython(BRIDGE);
     bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check"), arm: py.globals.get("_tl_integrity").arm };
-    post({ type: "status", stage: "python", ms: performance.now() - t0 });
+    post({ type: "status", stage: "python", ms: performance.now() - t0, snapshot: restored });
   });
   const loadErrors = [];
   const load = (names) => pyodide.loadPackage(names, { messageCallback: quiet, errorCallback: (e) => loadErrors.push(e) });
@@ -80,7 +114,7 @@ async function boot(msg) {
     post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
   });
   stages.judge = stages.numpy.then(async () => {
-    await load(msg.wheels);
+    if (!restored) await load(msg.wheels);
     try {
       pyodide.runPython("import pytest");
     } catch (err) {

@@ -1,0 +1,239 @@
+"""Start-up and run-time benchmark: the built site against a bare Pyodide page, in the same run.
+
+    python -m bench.run [--runs 5] [--out bench/results]
+
+Drives Debian's headless Chromium against the built site on 127.0.0.1. Every figure is the median of several
+fresh-browser runs and is also printed as a ratio to the bare page (bench/bare/: one worker loading Pyodide,
+numpy and pytest the plain way, from the same files), so the numbers hold on a noisy machine. Results are
+written to bench/results/latest.json and latest.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from tools.serve import Handler, make_server
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "site"
+ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", "--disable-quic", "--disable-gpu"]
+LESSON, MODULE = "e7/rejection-correction/", "m07/rejection-sampling/"
+
+
+class Counter:
+    """Bytes the server sent, by everyone, since the last reset."""
+
+    def __init__(self):
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        with self.lock:
+            self.bytes += n
+
+    def take(self) -> int:
+        with self.lock:
+            n, self.bytes = self.bytes, 0
+            return n
+
+
+def serve(root: Path, isolate: bool, counter: Counter):
+    class Counting(Handler):
+        def copyfile(self, source, outputfile):
+            start = source.tell()
+            super().copyfile(source, outputfile)
+            counter.add(source.tell() - start)
+
+    server = make_server(root, 0, isolate, base=Counting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def reference(slug: str) -> str:
+    from checker import manifest
+    return manifest.load(manifest.EXERCISES / slug).reference.read_text()
+
+
+def set_code_and_check(page, slug: str, code: str) -> float:
+    """Put `code` in the cell, press Check, return ms until the result is shown (page clock)."""
+    return page.evaluate("""async ([slug, code]) => {
+        const cell = document.querySelector(`.tl-cell[data-exercise='${slug}']`);
+        cell.tlCell.editor.setCode(code);
+        const t0 = performance.now();
+        await cell.tlCell.check();
+        return performance.now() - t0;
+    }""", [slug, code])
+
+
+def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
+    """One fresh browser: bare page, then the site (cold, then a repeat visit), then the warm figures."""
+    out: dict = {}
+    for name, path in (("bare", "bench/bare/"), ("site", LESSON)):
+        browser = play.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=ARGS)
+        context = browser.new_context()
+        page = context.new_page()
+        counter.take()
+        page.goto(url + path)
+        if name == "bare":
+            page.wait_for_function("() => window.benchDone", timeout=120_000)
+            marks = page.evaluate("window.benchDone")
+            out["bare"] = {"python": marks.get("python"), "numpy": marks.get("numpy"), "grade": marks.get("pytest"),
+                           "bytes_cold": counter.take()}
+            page.goto(url + path)
+            page.wait_for_function("() => window.benchDone", timeout=120_000)
+            out["bare"]["bytes_repeat"] = counter.take()
+            out["bare"]["grade_repeat"] = page.evaluate("window.benchDone.pytest")
+            page.evaluate("() => window.benchWorker.postMessage({code: 'x = 1'})")
+            runs = []
+            for _ in range(10):
+                page.evaluate("() => { window.benchRun = null; window.benchWorker.postMessage({code: 'x = 1'}); }")
+                page.wait_for_function("() => window.benchRun")
+                runs.append(page.evaluate("window.benchRun.ms"))
+            out["bare"]["warm_run"] = median(runs)
+        else:
+            page.wait_for_function("() => window.tinyllm && window.tinyllm.python.timeline.judge", timeout=120_000)
+            t = page.evaluate("window.tinyllm.python.timeline")
+            site = {"python": t.get("python"), "numpy": t.get("numpy"), "grade": t.get("judge"),
+                    "bytes_cold": counter.take()}
+            # Warm trivial run: the page's round trip for a one-line run, median of 20.
+            site["warm_run"] = page.evaluate("""async () => {
+                const times = [];
+                for (let i = 0; i < 20; i++) {
+                    const t0 = performance.now();
+                    await window.tinyllm.python.request('run', {code: 'x = 1', filename: 'a.py', files: {}});
+                    times.push(performance.now() - t0);
+                }
+                times.sort((a, b) => a - b);
+                return times[10];
+            }""")
+            first = set_code_and_check(page, "e7-3", reference("e7-3"))
+            site["warm_suite_e7_3"] = set_code_and_check(page, "e7-3", reference("e7-3"))
+            site["first_check_e7_3_after_ready"] = first
+            page.wait_for_timeout(3000)  # let the service worker finish precaching
+            counter.take()
+            page.goto(url + LESSON)
+            page.wait_for_function("() => window.tinyllm && window.tinyllm.python.timeline.judge", timeout=120_000)
+            site["grade_repeat"] = page.evaluate("window.tinyllm.python.timeline.judge")
+            site["bytes_repeat"] = counter.take()
+            out["site"] = site
+        browser.close()
+    # First Check after reading for 10 s, on a fresh browser (E7.3, and M07.6 with reference dependencies).
+    for slug, path in (("e7-3", LESSON), ("m07-6", MODULE)) if check_module else (("e7-3", LESSON),):
+        browser = play.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=ARGS)
+        page = browser.new_context().new_page()
+        page.goto(url + path)
+        if slug == "m07-6":
+            page.evaluate("() => localStorage.setItem('tinyllm:v1:prefs:m07-6', JSON.stringify({refDeps: true}))")
+        page.wait_for_timeout(10_000)
+        out["site"][f"first_check_{slug.replace('-', '_')}_after_10s"] = set_code_and_check(page, slug, reference(slug))
+        out["site"][f"warm_suite_{slug.replace('-', '_')}"] = set_code_and_check(page, slug, reference(slug))
+        browser.close()
+    return out
+
+
+def stop_to_ready(play, url: str, isolated: bool) -> float:
+    """ms from pressing Stop on `while True: pass` until a one-line run has completed."""
+    browser = play.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=ARGS)
+    page = browser.new_context().new_page()
+    page.goto(url + LESSON)
+    page.wait_for_function("() => window.tinyllm && window.tinyllm.python.timeline.judge", timeout=120_000)
+    page.evaluate("() => window.tinyllm.python.request('run', {code: 'x = 1', filename: 'a.py', files: {}})")
+    page.wait_for_timeout(8000)  # the spare worker warms up once code has run
+    ms = page.evaluate("""async () => {
+        const py = window.tinyllm.python;
+        const loop = py.request('run', {code: 'while True:\\n    pass', filename: 'a.py', files: {}});
+        await new Promise((r) => setTimeout(r, 1000));
+        const t0 = performance.now();
+        py.stop();
+        await loop;
+        await py.request('run', {code: 'x = 1', filename: 'a.py', files: {}});
+        return performance.now() - t0;
+    }""")
+    browser.close()
+    return ms
+
+
+def build_time() -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir",
+                    tempfile.mkdtemp()], cwd=REPO, check=True, capture_output=True)
+    return (time.perf_counter() - t0) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--out", default=str(REPO / "bench" / "results"))
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp()) / "site"
+    shutil.copytree(SITE, root)
+    shutil.copytree(REPO / "bench" / "bare", root / "bench" / "bare")
+    counter = Counter()
+    plain, url = serve(root, False, counter)
+    isolated, iso_url = serve(root, True, Counter())
+    runs, stops = [], {"plain": [], "isolated": []}
+    with sync_playwright() as play:
+        for i in range(args.runs):
+            runs.append(one_run(play, url, counter, check_module=True))
+            stops["plain"].append(stop_to_ready(play, url, False))
+            stops["isolated"].append(stop_to_ready(play, iso_url, True))
+            print(f"run {i + 1}/{args.runs} done", file=sys.stderr)
+    plain.shutdown()
+    isolated.shutdown()
+    report(runs, stops, build_time(), Path(args.out))
+    return 0
+
+
+def report(runs: list[dict], stops: dict, build_ms: float, out: Path) -> None:
+    bare = {k: median([r["bare"].get(k) for r in runs]) for k in runs[0]["bare"]}
+    site = {k: median([r["site"].get(k) for r in runs]) for k in runs[0]["site"]}
+    rows = [
+        ("navigation → Python ready", "ms", site["python"], bare["python"]),
+        ("navigation → numpy ready", "ms", site["numpy"], bare["numpy"]),
+        ("navigation → ready to grade", "ms", site["grade"], bare["grade"]),
+        ("repeat visit → ready to grade", "ms", site["grade_repeat"], bare["grade_repeat"]),
+        ("first Check E7.3 (after 10 s reading)", "ms", site["first_check_e7_3_after_10s"], bare["grade"]),
+        ("first Check M07.6 (after 10 s reading)", "ms", site["first_check_m07_6_after_10s"], bare["grade"]),
+        ("warm trivial run (round trip)", "ms", site["warm_run"], bare["grade"]),
+        ("warm hidden suite E7.3", "ms", site["warm_suite_e7_3"], bare["grade"]),
+        ("warm hidden suite M07.6", "ms", site["warm_suite_m07_6"], bare["grade"]),
+        ("Stop → ready, not isolated", "ms", median(stops["plain"]), bare["grade"]),
+        ("Stop → ready, isolated", "ms", median(stops["isolated"]), bare["grade"]),
+        ("bytes, cold load", "bytes", site["bytes_cold"], bare["bytes_cold"]),
+        ("bytes, repeat visit", "bytes", site["bytes_repeat"], bare["bytes_repeat"]),
+        ("site build (mkdocs, validation cached)", "ms", build_ms, None),
+    ]
+    lines = ["| figure | site | bare page | ratio |", "|---|---:|---:|---:|"]
+    for name, unit, mine, theirs in rows:
+        ratio = f"{mine / theirs:.3f}×" if mine is not None and theirs else "—"
+        fmt = (lambda v: f"{v:,.0f} B") if unit == "bytes" else (lambda v: f"{v:,.1f} ms")
+        lines.append(f"| {name} | {fmt(mine) if mine is not None else '—'} | "
+                     f"{fmt(theirs) if theirs is not None else '—'} | {ratio} |")
+    note = (f"Median of {len(runs)} fresh-browser runs; ratios are to the bare page's figure of the same name, "
+            f"or to the bare page's ready-to-grade time for figures it has no counterpart of.")
+    text = "\n".join(lines) + "\n\n" + note + "\n"
+    print(text)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.md").write_text(text)
+    (out / "latest.json").write_text(json.dumps({"runs": runs, "stops": stops, "build_ms": build_ms,
+                                                 "median": {"site": site, "bare": bare}}, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
