@@ -16,8 +16,15 @@ def cell(page, slug: str):
     return page.locator(f'.tl-cell[data-exercise="{slug}"]')
 
 
+STAGES = ["python", "numpy", "judge"]
+
+
 def wait_python(page, slug: str, stage: str = "judge") -> None:
-    page.wait_for_selector(f'.tl-cell[data-exercise="{slug}"][data-python="{stage}"]', timeout=PYTHON_READY_MS)
+    """Wait until the cell's Python has reached `stage` or a later one (stages can follow within milliseconds)."""
+    later = STAGES[STAGES.index(stage):]
+    page.wait_for_function("([slug, later]) => later.includes(document.querySelector("
+                           "`.tl-cell[data-exercise='${slug}']`).dataset.python)", arg=[slug, later],
+                           timeout=PYTHON_READY_MS)
 
 
 def set_code(page, slug: str, code: str) -> None:

@@ -61,31 +61,31 @@ async function fetchSnapshot(url) {
   }
 }
 
-async function boot(msg) {
+function boot(msg) {
   t0 = performance.now();
   const quiet = () => {};
   const options = { indexURL: msg.indexURL, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
-  const [{ loadPyodide }, snapshot, judgeZip, wheels] = await Promise.all([
-    import(new URL("pyodide.mjs", msg.indexURL).href),
-    fetchSnapshot(msg.snapshotURL),
-    fetch(msg.judgeURL).then((r) => {
-      if (!r.ok) throw new Error(`${msg.judgeURL}: HTTP ${r.status}`);
-      return r.arrayBuffer();
-    }),
-    // With a snapshot, pytest is already imported; its files are still unpacked for anything read lazily.
-    msg.snapshotURL ? Promise.all(msg.wheels.map((u) => fetch(u).then((r) => r.arrayBuffer()))) : null,
-  ]);
   let restored = false;
+  // Assigned at once, so that requests arriving during start-up wait for it instead of being refused.
   stages.python = (async () => {
+    const [{ loadPyodide }, snapshot, judgeZip, wheels] = await Promise.all([
+      import(new URL("pyodide.mjs", msg.indexURL).href),
+      fetchSnapshot(msg.snapshotURL),
+      fetch(msg.judgeURL).then((r) => {
+        if (!r.ok) throw new Error(`${msg.judgeURL}: HTTP ${r.status}`);
+        return r.arrayBuffer();
+      }),
+      // With a snapshot, pytest is already imported; its files are still unpacked for anything read lazily.
+      msg.snapshotURL ? Promise.all(msg.wheels.map((u) => fetch(u).then((r) => r.arrayBuffer()))) : null,
+    ]);
+    let py = null;
     if (snapshot) {
       try {
-        const py = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+        py = await loadPyodide({ ...options, _loadSnapshot: snapshot });
         restored = true;
-        return py;
       } catch { /* a snapshot this runtime cannot use: start cold instead */ }
     }
-    return loadPyodide(options);
-  })().then(async (py) => {
+    if (!py) py = await loadPyodide(options);
     pyodide = py;
     if (msg.interrupt) {
       interrupt = new Uint8Array(msg.interrupt);
@@ -96,7 +96,8 @@ async function boot(msg) {
     py.runPython(BRIDGE);
     bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check"), arm: py.globals.get("_tl_integrity").arm };
     post({ type: "status", stage: "python", ms: performance.now() - t0, snapshot: restored });
-  });
+    return py;
+  })();
   const loadErrors = [];
   const load = (names) => pyodide.loadPackage(names, { messageCallback: quiet, errorCallback: (e) => loadErrors.push(e) });
   stages.numpy = stages.python.then(async () => {
@@ -147,7 +148,7 @@ async function handle(msg) {
     return;
   }
   if (msg.type === "init") {
-    if (!stages.python) boot(msg).catch((err) => fatal(`Python could not start: ${err.message}`));
+    if (!stages.python) boot(msg);
     return;
   }
   if (msg.type === "ping") {
