@@ -90,7 +90,7 @@ export function mountCell(root, { store, python, base }) {
   bar.append(hint);
   const deps = el("div", { class: "tl-deps", hidden: "" });
   const summary = el("p", { class: "tl-summary", role: "status", "aria-live": "polite" });
-  const output = el("pre", { class: "tl-output", hidden: "", tabindex: "0", "aria-label": "Output" });
+  const output = el("pre", { class: "tl-output", hidden: "", tabindex: "0", role: "region", "aria-label": "Output" });
   const results = el("ul", { class: "tl-results", "aria-label": "Hidden tests" });
   const compare = el("details", { class: "tl-diff", hidden: "" });
   root.querySelector(":scope > .tl-fallback")?.remove();
@@ -204,7 +204,7 @@ export function mountCell(root, { store, python, base }) {
     const same = lines.every((l) => l.op === " ");
     const summaryEl = el("summary", {}, same ? "Your code is identical to the reference"
       : "You passed: compare your code with the reference");
-    const pre = el("pre", { class: "tl-diff-body", tabindex: "0", "aria-label": "Differences: lines starting with minus are yours only, plus the reference's only" });
+    const pre = el("pre", { class: "tl-diff-body", tabindex: "0", role: "region", "aria-label": "Differences: lines starting with minus are yours only, plus the reference's only" });
     for (const line of lines) {
       const span = el("span", { class: `tl-diff-${line.op === "+" ? "add" : line.op === "-" ? "del" : "same"}` });
       span.textContent = `${line.op} ${line.text}\n`;

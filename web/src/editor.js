@@ -32,7 +32,9 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
         keymap.of([indentWithTab]),
         python(),
         syntaxHighlighting(classHighlighter), // token classes, coloured by tl.css for light and dark palettes
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        // An explicit tabindex: the editable area is what makes the editor's scrolling box keyboard-reachable,
+        // and accessibility checkers (axe-core) only count it as focusable with one.
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange(update.state.doc.toString());
         }),

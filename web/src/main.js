@@ -9,6 +9,7 @@ import { renderMath } from "./math.js";
 import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
 import { mountChapter, mountModuleMap } from "./course.js";
+import { mountA11y } from "./a11y.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -69,6 +70,7 @@ function start() {
   store.notices().forEach(showNotice);
   store.onNotice(showNotice);
   renderMath();
+  mountA11y(document);
   for (const root of document.querySelectorAll(".tl-numeric")) mountNumeric(root, store);
   for (const root of document.querySelectorAll(".tl-choice")) mountChoice(root, store);
   for (const root of document.querySelectorAll(".tl-reveal")) mountReveal(root, store);

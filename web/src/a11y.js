@@ -1,0 +1,60 @@
+/**
+ * Accessibility repairs of markup the site does not write itself: the theme's (mkdocs-material's) search dialog
+ * and its table wrappers. The axe-core audit of the end-to-end suite (tests/e2e/test_a11y.py) found both:
+ *
+ * - the search box is a `role="dialog"` without a name, so a screen reader announces "dialog" and nothing more;
+ * - a wide table or formula sits in a scrolling box (the theme's `.md-typeset__scrollwrap` around tables, and
+ *   `div.arithmatex` around display math) that the keyboard cannot scroll unless it happens to hold a link. On a
+ *   phone most tables and some formulas are wider than the screen.
+ *
+ * Doing this in the page keeps the theme's templates untouched (no copy of them to keep in step with the theme).
+ */
+
+function headingBefore(node) {
+  for (let el = node.previousElementSibling; el; el = el.previousElementSibling) {
+    if (/^H[1-6]$/.test(el.tagName)) return el.textContent.trim();
+  }
+  return "";
+}
+
+const SCROLLERS = [
+  [".md-typeset__scrollwrap", "Table"],
+  [".md-typeset div.arithmatex", "Formula"],
+];
+
+/**
+ * Make a scroller that overflows a named, focusable region, so arrow keys can scroll it; one that fits
+ * (again) has no extra tab stop.
+ * @param {HTMLElement} box  a table or formula scroller
+ * @param {string} what      "Table" or "Formula", for its name
+ */
+export function keyboardScroller(box, what = "Table") {
+  const overflows = box.scrollWidth > box.clientWidth + 1;
+  if (overflows && !box.hasAttribute("data-tl-scroller")) {
+    const heading = headingBefore(box.closest(".tl-catalogue") || box);
+    box.setAttribute("tabindex", "0");
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", heading ? `${what} under “${heading}”, scrolls sideways` : `${what}, scrolls sideways`);
+    box.setAttribute("data-tl-scroller", "");
+  } else if (!overflows && box.hasAttribute("data-tl-scroller")) {
+    for (const name of ["tabindex", "role", "aria-label", "data-tl-scroller"]) box.removeAttribute(name);
+  }
+}
+
+/**
+ * Apply the repairs. Tables are wrapped by the theme once the document has loaded, so scrollers are looked for
+ * then, and watched for size changes: a narrower window, or a table revealed by a prediction.
+ */
+export function mountA11y(doc = document) {
+  const search = doc.querySelector('.md-search[role="dialog"]');
+  if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search this site");
+  const watch = () => {
+    const kinds = new Map();
+    for (const [selector, what] of SCROLLERS) doc.querySelectorAll(selector).forEach((box) => kinds.set(box, what));
+    if (!kinds.size) return;
+    const observer = new ResizeObserver((entries) => entries.forEach((e) => keyboardScroller(e.target, kinds.get(e.target))));
+    kinds.forEach((_, box) => observer.observe(box));
+  };
+  if (doc.readyState === "complete") watch();
+  else window.addEventListener("load", watch, { once: true });
+}
