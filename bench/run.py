@@ -93,6 +93,8 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
         if name == "bare":
             page.wait_for_function("() => window.benchDone", timeout=120_000)
             marks = page.evaluate("window.benchDone")
+            if "failed" in marks:
+                raise RuntimeError(f"the bare page failed: {page.inner_text('#log')}")
             out["bare"] = {"python": marks.get("python"), "numpy": marks.get("numpy"), "grade": marks.get("pytest"),
                            "bytes_cold": counter.take()}
             page.goto(url + path)
@@ -111,7 +113,10 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
             t = page.evaluate("window.tinyllm.python.timeline")
             site = {"python": t.get("python"), "numpy": t.get("numpy"), "grade": t.get("judge"),
                     "bytes_cold": counter.take()}
-            # Warm trivial run: the page's round trip for a one-line run, median of 20.
+            # Warm figures in the learner's steady state: after the first check the spare worker warms up and the
+            # service worker precaches the site; both compete for the CPU, so let them finish first.
+            site["first_check_e7_3_after_ready"] = set_code_and_check(page, "e7-3", reference("e7-3"))
+            page.wait_for_timeout(12_000)
             site["warm_run"] = page.evaluate("""async () => {
                 const times = [];
                 for (let i = 0; i < 20; i++) {
@@ -122,9 +127,7 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
                 times.sort((a, b) => a - b);
                 return times[10];
             }""")
-            first = set_code_and_check(page, "e7-3", reference("e7-3"))
             site["warm_suite_e7_3"] = set_code_and_check(page, "e7-3", reference("e7-3"))
-            site["first_check_e7_3_after_ready"] = first
             page.wait_for_timeout(3000)  # let the service worker finish precaching
             counter.take()
             page.goto(url + LESSON)
@@ -142,7 +145,9 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
             page.evaluate("() => localStorage.setItem('tinyllm:v1:prefs:m07-6', JSON.stringify({refDeps: true}))")
         page.wait_for_timeout(10_000)
         out["site"][f"first_check_{slug.replace('-', '_')}_after_10s"] = set_code_and_check(page, slug, reference(slug))
-        out["site"][f"warm_suite_{slug.replace('-', '_')}"] = set_code_and_check(page, slug, reference(slug))
+        if slug == "m07-6":  # E7.3's warm suite is measured above, in a settled page
+            page.wait_for_timeout(12_000)
+            out["site"]["warm_suite_m07_6"] = set_code_and_check(page, slug, reference(slug))
         browser.close()
     return out
 

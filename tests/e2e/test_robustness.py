@@ -18,8 +18,7 @@ SLUG = "e7-3"
 
 def run_code(page, code: str, button: str = "run", timeout: int = 90_000) -> str:
     set_code(page, SLUG, code)
-    cell(page, SLUG).locator(f"button.tl-{button}").click()
-    page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"][data-state="running"]', timeout=10_000)
+    cell(page, SLUG).locator(f"button.tl-{button}").click()  # clears the cell's data-status until it is done
     return wait_result(page, SLUG, timeout)
 
 
@@ -192,9 +191,10 @@ def test_forged_worker_messages_are_ignored(shared_page):
 
 def test_tampering_in_a_run_does_not_leak_into_the_next_check(shared_page):
     page = shared_page
+    restarts = page.evaluate("window.tinyllm.python.restarts")
     run_code(page, "import numpy as np\nnp.allclose = lambda *a, **k: True\n")
-    assert "Python restarts" in output(page)
-    assert check_code(page, starter(SLUG)) == "failed"
+    assert check_code(page, starter(SLUG)) == "failed"  # judged on a clean interpreter, transparently
+    assert page.evaluate("window.tinyllm.python.restarts") == restarts + 1
     assert check_code(page, reference(SLUG)) == "passed"
 
 

@@ -160,7 +160,10 @@ export function mountCell(root, { store, python, base }) {
     resetB.disabled = on;
     stopB.disabled = !on;
     root.dataset.state = on ? "running" : "idle";
-    if (on) summary.textContent = label;
+    if (on) {
+      summary.textContent = label;
+      delete root.dataset.status; // a new request: the previous verdict no longer describes the code
+    }
   }
   setBusy(false);
 
@@ -280,21 +283,23 @@ export function mountCell(root, { store, python, base }) {
     if (busy) return;
     const code = editor.getCode();
     save(code);
+    setBusy(true, python.stage === "judge" ? "Checking…" : "Queued: checks as soon as Python is ready…");
+    showOutput("");
     let bundle;
     let found;
     try {
       [bundle, found] = await Promise.all([loadBundle(base, slug), dependencies()]);
     } catch (err) {
+      setBusy(false);
       summary.textContent = `The hidden tests could not be loaded (${err.message}). Reload the page to try again.`;
       return;
     }
     showDeps(found.missing);
     if (found.missing.length) {
+      setBusy(false);
       summary.textContent = `${data.id} needs ${found.missing[0]}.`;
       return;
     }
-    setBusy(true, python.stage === "judge" ? "Checking…" : "Queued: checks as soon as Python is ready…");
-    showOutput("");
     const result = await python.request("check", {
       tests: bundle.tests, files: { ...found.files, [bundle.importPath]: code }, learner: bundle.importPath,
       names: bundle.names,

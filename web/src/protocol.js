@@ -3,14 +3,16 @@
  * an `id` that the reply repeats. Nothing throws across the boundary: failures are replies.
  *
  * Page → worker
- *   {type: "init", id, indexURL, judgeURL, wheels: string[], interrupt?: SharedArrayBuffer, eagerJudge?: boolean}
+ *   {type: "init", id, indexURL, judgeURL, wheels: string[], snapshotURL: string, port: MessagePort,
+ *    interrupt?: SharedArrayBuffer}        on the worker's own channel; every later message uses `port`
  *   {type: "run", id, code, filename, files: {[path]: source}}
  *   {type: "check", id, tests: {[file]: source}, files: {[path]: source}, learner, names: string[], timeLimit}
  *   {type: "cancel", id}            withdraw a queued request that has not started (it gets no reply)
  *   {type: "ping", id}
  *
  * Worker → page
- *   {type: "status", stage, ms}     stage: "python" | "numpy" | "judge"  (each one ready; ms since init)
+ *   {type: "status", stage, ms, snapshot?}  stage: "python" | "numpy" | "judge" (each one ready; ms since
+ *                                   init; snapshot: whether Python was restored from the memory snapshot)
  *   {type: "started", id}           the request left the queue and Python began executing it
  *   {type: "stdout", id, text}      streamed output of a run (already capped by the judge)
  *   {type: "result", id, result}    RunResult or CheckResult below
