@@ -226,34 +226,55 @@ export function mountCell(root, { store, python, base }) {
     if (result.tests) showDiff(result);
   }
 
+  /**
+   * The dependency files a check or run needs: the learner's own passed code, or the reference when they chose
+   * it. `missing` names what is neither (nearest first); `borrowed` what the reference stands in for.
+   */
   async function dependencies() {
     const files = {};
     const missing = [];
+    const borrowed = [];
     const prefs = store.get(keys.prefs(slug), {}) || {};
     // Nearest first, so the message names the direct requirement: "M07.6 needs M07.1", not "needs M06.3".
     for (const dep of [...(data.requires || [])].reverse()) {
       const bundle = await loadBundle(base, dep);
       const last = store.get(keys.result(dep), null);
-      if (last && last.status === "passed" && typeof last.code === "string") files[bundle.importPath] = last.code;
-      else if (prefs.refDeps) files[bundle.importPath] = bundle.reference;
-      else missing.push(bundle.id);
+      if (last && last.status === "passed" && typeof last.code === "string") {
+        files[bundle.importPath] = last.code;
+      } else if (prefs.refDeps) {
+        files[bundle.importPath] = bundle.reference;
+        borrowed.push(bundle.id);
+      } else {
+        missing.push(bundle.id);
+      }
     }
-    return { files, missing };
+    return { files, missing, borrowed };
   }
 
-  function showDeps(missing) {
-    deps.replaceChildren();
-    deps.hidden = missing.length === 0;
-    if (!missing.length) return;
-    const msg = el("p", { class: "tl-needs" }, `${data.id} needs ${missing[0]}. Pass ${missing.join(" and ")} first, or check against the reference implementation${missing.length > 1 ? "s" : ""}.`);
-    const label = el("label");
-    const box = el("input", { type: "checkbox", class: "tl-refdeps" });
-    label.append(box, ` Use the reference ${missing.join(", ")}`);
-    box.addEventListener("change", () => {
-      store.set(keys.prefs(slug), { ...(store.get(keys.prefs(slug), {}) || {}), refDeps: box.checked });
-      if (box.checked) check();
-    });
-    deps.append(msg, label);
+  // Built once, updated in place: the checkbox stays where the learner clicked it.
+  const depsText = el("p", { class: "tl-needs" });
+  const depsBox = el("input", { type: "checkbox", class: "tl-refdeps" });
+  const depsLabel = el("label");
+  depsLabel.append(depsBox, " ");
+  const depsLabelText = document.createTextNode("");
+  depsLabel.append(depsLabelText);
+  deps.append(depsText, depsLabel);
+  depsBox.addEventListener("change", () => {
+    store.set(keys.prefs(slug), { ...(store.get(keys.prefs(slug), {}) || {}), refDeps: depsBox.checked });
+    if (depsBox.checked) check();
+    else dependencies().then(showDeps).catch(() => {});
+  });
+
+  function showDeps({ missing, borrowed }) {
+    const others = [...missing, ...borrowed];
+    deps.hidden = others.length === 0;
+    if (!others.length) return;
+    const plural = others.length > 1 ? "s" : "";
+    depsText.textContent = missing.length
+      ? `${data.id} needs ${missing[0]}. Pass ${missing.join(" and ")} first, or check against the reference implementation${plural}.`
+      : `Checking against the reference ${borrowed.join(" and ")}, which you have not passed here yet.`;
+    depsBox.checked = missing.length === 0;
+    depsLabelText.textContent = `Use the reference ${others.join(", ")}`;
   }
 
   async function run() {
@@ -294,7 +315,7 @@ export function mountCell(root, { store, python, base }) {
       summary.textContent = `The hidden tests could not be loaded (${err.message}). Reload the page to try again.`;
       return;
     }
-    showDeps(found.missing);
+    showDeps(found);
     if (found.missing.length) {
       setBusy(false);
       summary.textContent = `${data.id} needs ${found.missing[0]}.`;
@@ -322,7 +343,7 @@ export function mountCell(root, { store, python, base }) {
 
   if (isExercise && data.requires && data.requires.length) {
     // Say up front what a module needs, rather than only when Check is pressed.
-    dependencies().then((found) => showDeps(found.missing)).catch(() => {});
+    dependencies().then(showDeps).catch(() => {});
   }
   if (isExercise) {
     const last = store.get(keys.result(slug), null);
