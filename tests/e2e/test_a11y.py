@@ -51,14 +51,13 @@ def saved_work() -> dict[str, object]:
 def open_page(page, url: str, work: dict | None = None) -> None:
     """Load a page, with `work` saved for the site before any of its scripts runs, and wait for every widget."""
     if work is not None:
-        page.add_init_script("""(work) => { for (const [k, v] of Object.entries(work))
-            localStorage.setItem('tinyllm:v1:' + k, JSON.stringify(v)); }""".replace("(work) =>", "((work) =>")
-                             + f")({json.dumps(work)})")
+        page.add_init_script("((work) => { for (const [k, v] of Object.entries(work))"
+                             " localStorage.setItem('tinyllm:v1:' + k, JSON.stringify(v)); })(" + json.dumps(work) + ")")
     page.goto(url)
     page.wait_for_function("""() => document.documentElement.classList.contains('tl-js')
         && !document.querySelector('.tl-fallback')
         && [...document.querySelectorAll('.tl-progress')].every((p) => p.querySelector('table'))
-        && [...document.querySelectorAll('.tl-cell')].every((c) => c.querySelector('.cm-editor'))""")
+        && [...document.querySelectorAll('.tl-cell')].every((c) => c.querySelector('.cm-editor'))""", timeout=60_000)
     page.wait_for_load_state("load")
 
 
