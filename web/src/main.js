@@ -65,6 +65,9 @@ function registerServiceWorker() {
 
 function start() {
   document.documentElement.classList.add("tl-js");
+  // Python first: its start-up is the long pole, so it begins before anything else on the page is drawn.
+  const cells = document.querySelectorAll(".tl-cell");
+  const python = cells.length ? new PythonWorker({ base }).start() : null;
   watchForUpdates();
   const store = createStore(safeLocalStorage());
   store.notices().forEach(showNotice);
@@ -78,9 +81,7 @@ function start() {
   for (const root of document.querySelectorAll(".tl-progress")) mountProgress(root, { store, base });
   for (const root of document.querySelectorAll(".tl-chapter")) mountChapter(root, store);
   for (const root of document.querySelectorAll(".tl-module-map")) mountModuleMap(root, store);
-  const cells = document.querySelectorAll(".tl-cell");
-  if (cells.length) {
-    const python = new PythonWorker({ base }).start();
+  if (python) {
     window.tinyllm = { python, store };
     for (const root of cells) mountCell(root, { store, python, base });
     // Precaching the site for offline use downloads everything once more: start it only when Python is

@@ -3,8 +3,10 @@
  * an `id` that the reply repeats. Nothing throws across the boundary: failures are replies.
  *
  * Page → worker
- *   {type: "init", id, indexURL, judgeURL, wheels: string[], snapshotURL: string, port: MessagePort,
- *    interrupt?: SharedArrayBuffer}        on the worker's own channel; every later message uses `port`
+ *   {type: "init", id, port: MessagePort, interrupt?: SharedArrayBuffer}
+ *                                   on the worker's own channel; every later message uses `port`. The worker
+ *                                   starts loading Python as soon as it exists, finding Pyodide, the snapshot,
+ *                                   the wheels and checker.zip relative to its own URL; replies wait for init.
  *   {type: "run", id, code, filename, files: {[path]: source}}
  *   {type: "check", id, tests: {[file]: source}, files: {[path]: source}, learner, names: string[], timeLimit}
  *   {type: "cancel", id}            withdraw a queued request that has not started (it gets no reply)

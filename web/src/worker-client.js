@@ -44,7 +44,10 @@ export class PythonWorker {
   }
 
   #spawn() {
-    const worker = new Worker(new URL("tl/tl-worker.js", this.base), { type: "module" });
+    // The page template may have started the first worker already, in the page's <head> (overrides/main.html).
+    const early = globalThis.__tlEarlyWorker;
+    globalThis.__tlEarlyWorker = null;
+    const worker = early || new Worker(new URL("tl/tl-worker.js", this.base), { type: "module" });
     const channel = new MessageChannel();
     const slot = { worker, port: channel.port1, stage: "", interrupt: null, failed: "" };
     if (this.isolated) slot.interrupt = new SharedArrayBuffer(1);
@@ -52,19 +55,7 @@ export class PythonWorker {
     // code can reach through Python's `js` module) is ignored.
     channel.port1.onmessage = (event) => this.#receive(slot, event.data);
     worker.onerror = (event) => this.#lost(slot, `the worker failed: ${event.message || "unknown error"}`);
-    const assets = this.base;
-    fetch(new URL("pyodide/wheels.json", assets)).then((r) => {
-      if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
-      return r.json();
-    }).then((info) => {
-      worker.postMessage({
-        type: "init", id: 0, indexURL: new URL("pyodide/", assets).href,
-        judgeURL: new URL("tl/checker.zip", assets).href,
-        wheels: info.wheels.map((w) => new URL(`pyodide/${w}`, assets).href), interrupt: slot.interrupt,
-        snapshotURL: info.snapshot ? new URL(`pyodide/${info.snapshot}`, assets).href : "",
-        port: channel.port2,
-      }, [channel.port2]);
-    }).catch((err) => this.#lost(slot, `Python's files could not be loaded (${err.message})`));
+    worker.postMessage({ type: "init", id: 0, interrupt: slot.interrupt, port: channel.port2 }, [channel.port2]);
     return slot;
   }
 

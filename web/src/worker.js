@@ -28,14 +28,16 @@ let pyodide = null;
 let interrupt = null;
 // Replies travel over a MessagePort handed over at init and kept in this module's scope: learner code can reach
 // the worker's global scope through Python's `js` module, but not this port, so it cannot forge a reply.
-let send = () => {};
+// Until the page's init arrives (the worker may be started before the page's script runs), replies wait here.
+let send = null;
+const waiting = [];
 const parse = JSON.parse;
-let t0 = 0;
+const t0 = performance.now();
 const stages = {};
 let bridge = null;
 let dead = false;
 
-const post = (msg) => send(msg);
+const post = (msg) => (send ? send(msg) : waiting.push(msg));
 
 // Learner code can reach `close` through Python's `js` module; a silently closed worker would leave the page
 // waiting for a reply forever, so closing is turned into a reported crash and the page replaces the worker.
@@ -61,22 +63,34 @@ async function fetchSnapshot(url) {
   }
 }
 
-function boot(msg) {
-  t0 = performance.now();
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+// Everything is found relative to this file (<site>/assets/tl/tl-worker.js), so start-up begins the moment the
+// worker exists, without waiting for the page: the page only hands over its port and interrupt buffer.
+const ASSETS = new URL("../", self.location.href);
+const INDEX = new URL("pyodide/", ASSETS).href;
+
+function boot() {
   const quiet = () => {};
-  const options = { indexURL: msg.indexURL, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
+  const options = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
   let restored = false;
-  // Assigned at once, so that requests arriving during start-up wait for it instead of being refused.
+  let wheelURLs = [];
   stages.python = (async () => {
+    const info = await fetch(`${INDEX}wheels.json`).then((r) => {
+      if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
+      return r.json();
+    });
+    wheelURLs = info.wheels.map((w) => INDEX + w);
     const [{ loadPyodide }, snapshot, judgeZip, wheels] = await Promise.all([
-      import(new URL("pyodide.mjs", msg.indexURL).href),
-      fetchSnapshot(msg.snapshotURL),
-      fetch(msg.judgeURL).then((r) => {
-        if (!r.ok) throw new Error(`${msg.judgeURL}: HTTP ${r.status}`);
-        return r.arrayBuffer();
-      }),
+      import(`${INDEX}pyodide.mjs`),
+      fetchSnapshot(info.snapshot ? INDEX + info.snapshot : ""),
+      fetchBytes(new URL("tl/checker.zip", ASSETS).href),
       // With a snapshot, pytest is already imported; its files are still unpacked for anything read lazily.
-      msg.snapshotURL ? Promise.all(msg.wheels.map((u) => fetch(u).then((r) => r.arrayBuffer()))) : null,
+      info.snapshot ? Promise.all(wheelURLs.map(fetchBytes)) : null,
     ]);
     let py = null;
     if (snapshot) {
@@ -87,10 +101,6 @@ function boot(msg) {
     }
     if (!py) py = await loadPyodide(options);
     pyodide = py;
-    if (msg.interrupt) {
-      interrupt = new Uint8Array(msg.interrupt);
-      py.setInterruptBuffer(interrupt);
-    }
     py.unpackArchive(judgeZip, "zip", { extractDir: JUDGE_DIR });
     if (restored) for (const w of wheels) py.unpackArchive(w, "wheel");
     py.runPython(BRIDGE);
@@ -115,7 +125,7 @@ function boot(msg) {
     post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
   });
   stages.judge = stages.numpy.then(async () => {
-    if (!restored) await load(msg.wheels);
+    if (!restored) await load(wheelURLs);
     try {
       pyodide.runPython("import pytest");
     } catch (err) {
@@ -128,6 +138,8 @@ function boot(msg) {
     stages[stage].catch((err) => fatal(`Python could not start (${stage}): ${err.message}`));
   }
 }
+
+boot();
 
 function invoke(fn) {
   try {
@@ -148,15 +160,14 @@ async function handle(msg) {
     return;
   }
   if (msg.type === "init") {
-    if (!stages.python) boot(msg);
+    if (msg.interrupt) {
+      interrupt = new Uint8Array(msg.interrupt);
+      stages.python.then((py) => py.setInterruptBuffer(interrupt)).catch(() => {});
+    }
     return;
   }
   if (msg.type === "ping") {
     post({ type: "result", id: msg.id, result: { status: "ok" } });
-    return;
-  }
-  if (!stages.python) {
-    post({ type: "error", id: msg.id, message: "send init first" });
     return;
   }
   await (msg.type === "check" ? stages.judge : stages.numpy);
@@ -191,9 +202,10 @@ function receive(msg) {
 // Only the first message arrives on the worker's global channel: init, carrying the port for everything else.
 self.onmessage = (event) => {
   const msg = event.data;
-  if (stages.python || !msg || msg.type !== "init" || !(msg.port instanceof MessagePort)) return;
+  if (send || !msg || msg.type !== "init" || !(msg.port instanceof MessagePort)) return;
   const port = msg.port;
   send = port.postMessage.bind(port);
   port.onmessage = (e) => receive(e.data);
   handle({ ...msg, port: undefined });
+  for (const queued of waiting.splice(0)) send(queued);
 };
