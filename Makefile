@@ -7,6 +7,8 @@ PY := .venv/bin/python
 export PYTHONPATH := $(CURDIR)
 export NO_MKDOCS_2_WARNING := 1
 PORT ?= 8000
+# Where `make setup` links the `ol` command (README: "Working locally with ol").
+BINDIR ?= $(HOME)/.local/bin
 
 .PHONY: setup setup-python setup-node setup-browser build bundle serve serve-isolated test test-unit test-js \
         test-exercises test-pyodide test-e2e validate bench clean
@@ -19,6 +21,8 @@ setup-python: .venv/.installed
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt $(QUIET_PIP)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e . $(QUIET_PIP)
+	mkdir -p $(BINDIR) && ln -sf $(CURDIR)/.venv/bin/ol $(BINDIR)/ol
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH; add it, or run . .venv/bin/activate, to use ol";; esac
 	touch $@
 
 setup-node: node_modules/.package-lock.json
