@@ -341,6 +341,34 @@ export function mountCell(root, { store, python, base }) {
     summary.textContent = "Starter code restored. Undo with Ctrl/⌘+Z if that was a mistake.";
   });
 
+  if (isExercise) warmUp();
+
+  /**
+   * Once Python is ready and the learner has not asked for anything yet, run the hidden suite once against the
+   * reference, silently. The first check of a fresh interpreter pays for pytest's first session, the test
+   * module's assertion rewriting and WebAssembly code that has not been optimised yet; paying it while the
+   * learner reads makes their first Check as quick as a later one. Nothing is shown or saved.
+   */
+  function warmUp() {
+    const stop = python.subscribe(({ stage }) => {
+      if (stage !== "judge") return;
+      setTimeout(() => stop(), 0);
+      setTimeout(async () => {
+        if (busy || python.pending.size) return;
+        try {
+          const bundle = await loadBundle(base, slug);
+          const deps = await Promise.all((data.requires || []).map((d) => loadBundle(base, d)));
+          const files = Object.fromEntries(deps.map((d) => [d.importPath, d.reference]));
+          if (busy || python.pending.size) return;
+          await python.request("check", {
+            tests: bundle.tests, files: { ...files, [bundle.importPath]: bundle.reference },
+            learner: bundle.importPath, names: bundle.names,
+          }, { timeLimit: settings.timeLimit, background: true });
+        } catch { /* only an optimisation */ }
+      }, 300);
+    });
+  }
+
   if (isExercise && data.requires && data.requires.length) {
     // Say up front what a module needs, rather than only when Check is pressed.
     dependencies().then(showDeps).catch(() => {});

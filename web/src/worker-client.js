@@ -173,14 +173,15 @@ export class PythonWorker {
    * Send a request; resolves with its result (never rejects).
    * @param {"run"|"check"} type
    * @param {object} payload
-   * @param {{timeLimit?: number, onStdout?: (text: string) => void}} options
+   * @param {{timeLimit?: number, onStdout?: (text: string) => void, background?: boolean}} options
+   *   background: work the learner did not ask for; Stop leaves it alone
    */
-  request(type, payload, { timeLimit = 0, onStdout = () => {} } = {}) {
+  request(type, payload, { timeLimit = 0, onStdout = () => {}, background = false } = {}) {
     this.start();
     const id = nextId++;
     const slot = this.live;
     return new Promise((resolve) => {
-      const req = { id, slot, resolve, onStdout, timeLimit, stdout: "", done: false, halted: "" };
+      const req = { id, slot, resolve, onStdout, timeLimit, stdout: "", done: false, halted: "", background };
       this.pending.set(id, req);
       this.current = req;
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
@@ -202,7 +203,8 @@ export class PythonWorker {
 
   /** Stop whatever is running (the Stop button). Resolves its request with status "stopped". */
   stop() {
-    for (const req of this.pending.values()) this.#halt(req, "stopped");
+    // Background work (the warm-up check) is not the learner's: it finishes on its own, within its time limit.
+    for (const req of [...this.pending.values()]) if (!req.background) this.#halt(req, "stopped");
   }
 
   #halt(req, reason) {
