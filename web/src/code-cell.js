@@ -8,15 +8,10 @@ import { createEditor } from "./editor.js";
 import { keys } from "./store.js";
 import { widgetData } from "./prompts.js";
 import { diffLines } from "./diff.js";
+import { el } from "./dom.js";
 
 const SAVE_DELAY_MS = 300;
 
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
 
 const bundles = new Map();
 

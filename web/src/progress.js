@@ -4,13 +4,8 @@
  * download, import reads a file the learner picks.
  */
 import { codeState, exerciseStatus, promptState, STATUS_TEXT } from "./progress-model.js";
+import { el } from "./dom.js";
 
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
 
 const PROMPT_TEXT = {
   correct: "correct", incorrect: "not yet right", revealed: "answer shown", committed: "prediction made",

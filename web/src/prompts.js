@@ -5,6 +5,7 @@
  */
 import { parseAnswer, judgeAnswer, REVEAL_AFTER } from "./numeric.js";
 import { keys } from "./store.js";
+import { el } from "./dom.js";
 
 let uid = 0;
 
@@ -14,12 +15,6 @@ export function widgetData(root) {
   return script ? JSON.parse(script.textContent) : {};
 }
 
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
 
 /** Mount a numeric prompt. */
 export function mountNumeric(root, store) {

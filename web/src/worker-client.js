@@ -151,6 +151,11 @@ export class PythonWorker {
       this.#announce();
       return;
     }
+    this.#promote();
+  }
+
+  /** The live worker is gone: the warm spare (or a new worker) takes its place. */
+  #promote() {
     this.restarts += 1;
     this.live = this.spare || this.#spawn();
     this.spare = null;
@@ -195,10 +200,7 @@ export class PythonWorker {
   #replace(slot) {
     if (slot !== this.live) return;
     slot.worker.terminate();
-    this.restarts += 1;
-    this.live = this.spare || this.#spawn();
-    this.spare = null;
-    this.#announce();
+    this.#promote();
   }
 
   /** Stop whatever is running (the Stop button). Resolves its request with status "stopped". */
