@@ -7,8 +7,6 @@
  * Python cannot check for interrupts (time.sleep, one long C call), or a page without isolation, gets a fresh
  * worker instead; a spare worker is kept warm so that recovery does not cost a cold start.
  */
-import { STAGES } from "./protocol.js";
-
 const GRACE_MS = 1500; // how long an interrupt may take before the worker is replaced
 
 let nextId = 1;
@@ -26,7 +24,6 @@ export class PythonWorker {
     this.isolated = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated === true;
     this.pending = new Map();
     this.restarts = 0;
-    this.current = null;
     this.spare = null;
     this.live = null;
   }
@@ -79,7 +76,6 @@ export class PythonWorker {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "status") {
       slot.stage = msg.stage;
-      slot.ms = msg.ms;
       // ms since navigation, for the benchmark (bench/run.py) and for curious learners
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
       if (slot === this.live) this.#announce();
@@ -188,7 +184,6 @@ export class PythonWorker {
     return new Promise((resolve) => {
       const req = { id, slot, resolve, onStdout, timeLimit, stdout: "", done: false, halted: "", background };
       this.pending.set(id, req);
-      this.current = req;
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
       req.type = type;
       req.payload = payload;
@@ -226,4 +221,3 @@ export class PythonWorker {
   }
 }
 
-export { STAGES };
