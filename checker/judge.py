@@ -301,6 +301,13 @@ def _write_tree(root: Path, files: Mapping[str, str]) -> None:
             parent = parent.parent
 
 
+def _display_names(root: Path, rels: Iterable[str]) -> dict[str, str]:
+    """Path on disk (as written and as resolved) -> the path under `root` a learner or author knows it by."""
+    names = {str(root / rel): rel for rel in rels}
+    names.update({str((root / rel).resolve()): rel for rel in rels})
+    return names
+
+
 def _module_name(rel: str) -> str:
     return rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
@@ -329,8 +336,7 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         _write_tree(src, files)
         _write_tree(test_dir, tests)
         (run_dir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-        display = {str((src / rel).resolve()): rel for rel in files}
-        display.update({str(src / rel): rel for rel in files})
+        display = _display_names(src, files)
         _purge(tops | test_mods)
         if integrity.armed():
             baseline = None  # the worker recorded it before any learner code ran
@@ -360,9 +366,7 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         changed = integrity.changes(baseline)
         if changed:
             return _tampered(result, names, changed, "during")
-        test_display = {str(test_dir / rel): rel for rel in tests}
-        test_display.update({str((test_dir / rel).resolve()): rel for rel in tests})
-        collector = _Collector(display, test_display, time_limit)
+        collector = _Collector(display, _display_names(test_dir, tests), time_limit)
         args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "no:stepwise",
                 "--capture=sys", "-q", "--no-header", "--tb=no", "-rN", "--import-mode=importlib",
                 "-c", str(run_dir / "pytest.ini"), "--rootdir", str(run_dir), "-W", "ignore::pytest.PytestWarning"]
@@ -457,8 +461,7 @@ def run(code: str, filename: str, *, files: Mapping[str, str] | None = None, wor
     files = dict(files or {})
     root = Path(workdir or "/tmp") / f"script-{os.getpid()}-{next(_counter)}"
     tops = {rel.split("/", 1)[0].removesuffix(".py") for rel in files}
-    names = {filename: filename}
-    names.update({str(root / rel): rel for rel in files})
+    names = {filename: filename, **_display_names(root, files)}
     try:
         _write_tree(root, files)
         _purge(tops, root)
