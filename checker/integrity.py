@@ -64,19 +64,39 @@ def armed() -> bool:
     return bool(_baseline)
 
 
+def _current(mod, module_name: str, key: str) -> object:
+    """The object a snapshot key names in `mod` now: an attribute, or "Class.attr", a member of a class the
+    module defines. KeyError when it is gone."""
+    name, _, member = key.partition(".")
+    value = vars(mod)[name]
+    if not member:
+        return value
+    if not isinstance(value, type) or getattr(value, "__module__", None) != module_name:
+        raise KeyError(key)
+    return vars(value)[member]
+
+
 def changes(baseline: dict[str, dict[str, int]] | None = None) -> list[str]:
-    """Names of watched attributes replaced or removed since the baseline (new attributes are fine)."""
+    """Names of watched attributes replaced or removed since the baseline (new attributes are fine).
+
+    Looks up only what the baseline holds rather than taking a new snapshot: this runs three times per check.
+    """
     base = baseline if baseline is not None else _baseline
-    now = snapshot()
+    modules = sys.modules
     found = []
     for name, was in base.get("sys.modules", {}).items():
-        if now["sys.modules"].get(name, was) != was:
+        mod = modules.get(name)
+        if mod is not None and id(mod) != was:
             found.append(f"sys.modules[{name!r}]")
     for name, entries in base.items():
-        if name == "sys.modules" or name not in now:
+        mod = modules.get(name)
+        if name == "sys.modules" or mod is None:
             continue
-        current = now[name]
         for key, ident in entries.items():
-            if current.get(key) != ident and f"{name}.{key}" not in MUTABLE:
+            try:
+                same = id(_current(mod, name, key)) == ident
+            except (KeyError, TypeError):  # gone, or the module replaced by something without a __dict__
+                same = False
+            if not same and f"{name}.{key}" not in MUTABLE:
                 found.append(f"{name}.{key}")
     return sorted(found)

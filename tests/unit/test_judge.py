@@ -57,7 +57,38 @@ def test_all_pass(tmp_path):
     assert result["status"] == "passed"
     assert result["tests"] == [{"name": n, "outcome": "passed", "message": ""} for n in NAMES]
     assert result["stdout"] == "" and result["traceback"] == ""
-    assert list(tmp_path.iterdir()) == [], "the run folder must be removed after the check"
+    left = [p.name for p in tmp_path.iterdir() if not p.name.startswith("suite-")]
+    assert left == [], "the run folder must be removed after the check"
+
+
+def test_suite_rewriting_is_reused_per_suite(tmp_path, monkeypatch):
+    from _pytest.assertion import rewrite
+    assert check(tmp_path, GOOD)["status"] == "passed"
+    original = rewrite._rewrite_test
+    monkeypatch.setattr(judge, "_rewritten", {})
+    assert check(tmp_path, GOOD)["status"] == "passed"
+    assert len(judge._rewritten) == 1, "the first check of a suite in a process rewrites it"
+    (code,) = judge._rewritten.values()
+    assert check(tmp_path, "def double(x):\n    return x + x\n")["status"] == "passed"
+    assert check(tmp_path, "def double(x):\n    return 3 * x\n")["status"] == "failed"
+    assert list(judge._rewritten.values()) == [code], "later checks of the same suite reuse the rewritten code"
+    other = {"test_tiny.py": TESTS["test_tiny.py"] + "\n\ndef test_more():\n    assert sol.double(0) == 0\n"}
+    assert check(tmp_path, GOOD, tests=other, names=NAMES + ["test_more"])["status"] == "passed"
+    assert len(list(tmp_path.glob("suite-*"))) == 2, "a different suite gets its own folder"
+    assert len(judge._rewritten) == 2
+    assert rewrite._rewrite_test is original
+
+
+def test_suite_edited_on_disk_is_written_afresh(tmp_path):
+    """Code under test may overwrite the hidden test file or its bytecode; the next check must not trust them."""
+    assert check(tmp_path, GOOD)["status"] == "passed"
+    (suite,) = tmp_path.glob("suite-*")
+    (suite / "tests" / "test_tiny.py").write_text("def test_double():\n    pass\n\ndef test_negative():\n    pass\n")
+    (suite / "tests" / "__pycache__").mkdir(exist_ok=True)
+    (suite / "tests" / "__pycache__" / "test_tiny.cpython-311-pytest-8.3.5.pyc").write_bytes(b"forged")
+    result = check(tmp_path, "def double(x):\n    return 3 * x\n")
+    assert result["status"] == "failed"
+    assert [t["outcome"] for t in result["tests"]] == ["failed", "failed"]
 
 
 def test_failing_assertion_reports_the_authors_message_only(tmp_path):

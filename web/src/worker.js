@@ -127,7 +127,7 @@ function boot() {
   stages.judge = stages.numpy.then(async () => {
     if (!restored) await load(wheelURLs);
     try {
-      pyodide.runPython("import pytest");
+      pyodide.runPython("import pytest\n_tl_judge.prepare()");
     } catch (err) {
       throw new Error(`pytest could not be loaded: ${loadErrors.join("; ") || err.message}`);
     }
