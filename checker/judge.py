@@ -430,9 +430,12 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
         if changed:
             return _tampered(result, names, changed, "during")
         collector = _Collector(display, _display_names(test_dir, tests), time_limit)
-        args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "no:stepwise",
-                "--capture=sys", "-q", "--no-header", "--tb=no", "-rN", "--import-mode=importlib",
-                "-c", str(suite / "pytest.ini"), "--rootdir", str(suite), "-W", "ignore::pytest.PytestWarning"]
+        # Plugins a hidden suite never needs are left out: ~15 ms less set-up per check in Pyodide.
+        unused = ("cacheprovider", "faulthandler", "stepwise", "junitxml", "pastebin", "doctest", "debugging",
+                  "setuponly", "setupplan", "threadexception", "unraisableexception", "logging")
+        args = [str(test_dir), *(a for name in unused for a in ("-p", f"no:{name}")), "--capture=sys", "-q",
+                "--no-header", "--tb=no", "-rN", "--import-mode=importlib", "-c", str(suite / "pytest.ini"),
+                "--rootdir", str(suite), "-W", "ignore::pytest.PytestWarning"]
         selected = list(only)
         plugins = [collector, _ReportHook(collector), _timeout_plugin(time_limit)]
         if selected:

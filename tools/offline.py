@@ -11,16 +11,31 @@ from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw.js"
 SKIP_SUFFIXES = (".map",)
-SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot (snapshot.bin.gz) is precached: offline starts stay fast
+SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot (snapshot.bin.lz4) is precached: offline starts stay fast
+
+
+def _unused_assets(site: Path) -> set[str]:
+    """Files the worker never requests once the build has packed them (tools/snapshot.py): numpy's wheel and the
+    judge's wheels. They stay on the site for Pyodide's own loadPackage (the benchmark's bare page uses them)."""
+    pyodide = site / "assets" / "pyodide"
+    try:
+        info = json.loads((pyodide / "wheels.json").read_text())
+        numpy_wheel = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]["numpy"]["file_name"]
+    except (OSError, ValueError, KeyError):
+        return set()
+    unused = [numpy_wheel] if info.get("numpy") else []
+    unused += info.get("wheels", []) if info.get("wheels_pack") else []
+    return {f"assets/pyodide/{name}" for name in unused}
 
 
 def precache_list(site: Path) -> tuple[list[str], str]:
     """(URLs relative to the site root, version) for every file worth having offline."""
     h = hashlib.sha256()
     urls = []
+    unused = _unused_assets(site)
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
-        if rel.endswith(SKIP_SUFFIXES) or rel in SKIP_NAMES:
+        if rel.endswith(SKIP_SUFFIXES) or rel in SKIP_NAMES or rel in unused:
             continue
         h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
         # Pages are requested by their folder URL (use_directory_urls), so cache them under that URL.

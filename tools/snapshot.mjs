@@ -1,29 +1,34 @@
 // Build a Pyodide memory snapshot with pytest and the judge already imported, so the browser's worker
 // restores a ready interpreter in a fraction of the time a cold start takes (issue 6; bench/run.py measures it).
 //
-// usage: node tools/snapshot.mjs <site assets/pyodide dir> <checker.zip> <output .bin.gz>
+// usage: node tools/snapshot.mjs <site assets/pyodide dir> <checker.zip> <numpy modules .json> <output .bin>
+// (tools/snapshot.py compresses the output into an LZ4 container, tools/pack.py)
 //
 // numpy cannot be in the snapshot: its compiled extension modules are separate WebAssembly instances that a
 // memory snapshot does not capture (Pyodide 0.27 fails with "Unexpected hiwire entry"), so the worker still
-// loads numpy after restoring. Everything here is pure Python, so only wasm memory needs to be saved.
+// loads numpy after restoring. The standard-library modules numpy imports can be, though (the list comes from
+// tools/numpy_archive.mjs), which saves compiling them after every restore. Everything here is pure Python, or
+// compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
 
-const [assets, checkerZip, output] = process.argv.slice(2);
+const [assets, checkerZip, numpyModules, output] = process.argv.slice(2);
 const { wheels } = JSON.parse(readFileSync(`${assets}/wheels.json`, "utf8"));
 // The same settings the worker uses: no host environment leaks into the snapshot.
 const py = await loadPyodide({ _makeSnapshot: true, env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.mkdirTree("/tmp/wheels");
 for (const w of wheels) py.FS.writeFile(`/tmp/wheels/${w}`, readFileSync(`${assets}/${w}`));
 py.FS.writeFile("/tmp/checker.zip", readFileSync(checkerZip));
+py.globals.set("numpy_stdlib", py.toPy(JSON.parse(readFileSync(numpyModules, "utf8"))));
 py.runPython(`
 import os, site, sys, zipfile
 for w in sorted(os.listdir("/tmp/wheels")):
     zipfile.ZipFile("/tmp/wheels/" + w).extractall(site.getsitepackages()[0])
 zipfile.ZipFile("/tmp/checker.zip").extractall("/home/pyodide/tl")
 sys.path.insert(0, "/home/pyodide/tl")
-import json, fractions, math, pytest
+import importlib, json, fractions, math, pytest
+list(map(importlib.import_module, numpy_stdlib))
+del numpy_stdlib
 from checker import judge, integrity, stats
 # One throwaway check imports everything pytest loads lazily during a session.
 judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, files={"warm.py": "X = 1\\n"},
@@ -31,5 +36,5 @@ judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, fil
 sys.path.remove("/home/pyodide/tl")
 `);
 const snapshot = py.makeMemorySnapshot();
-writeFileSync(output, gzipSync(snapshot, { level: 6 }));
+writeFileSync(output, snapshot);
 console.log(JSON.stringify({ bytes: snapshot.length }));

@@ -1,7 +1,9 @@
-"""Build (or take from the cache) the Pyodide memory snapshot the worker restores instead of a cold start.
+"""Build (or take from the cache) what lets the worker start fast: numpy repacked with its bytecode, the judge's
+wheels as one pack (tools/pack.py), and the Pyodide memory snapshot it restores instead of a cold start.
 
-The snapshot depends only on Pyodide's files, the judge's wheels, the judge itself and tools/snapshot.mjs, so it
-is cached under .cache/snapshot/ by a hash of exactly those; a build that changes none of them reuses it.
+Both depend only on Pyodide's files, numpy's wheel, the judge's wheels, the judge itself and the two scripts
+(tools/numpy_archive.mjs, tools/snapshot.mjs), so they are cached under .cache/snapshot/ by a hash of exactly
+those; a build that changes none of them reuses them.
 """
 from __future__ import annotations
 
@@ -11,36 +13,60 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tools import pack
+
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
-NAME = "snapshot.bin.gz"
+NUMPY_SCRIPT = Path(__file__).with_name("numpy_archive.mjs")
+NAME = "snapshot.bin.lz4"
 
 
 class SnapshotError(RuntimeError):
     """The snapshot could not be made; the message says why."""
 
 
+def _node(script: Path, *args: Path) -> None:
+    proc = subprocess.run(["node", str(script), *map(str, args)], cwd=REPO, capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode != 0:
+        raise SnapshotError(f"{script.relative_to(REPO)} failed:\n{proc.stderr[-2000:]}")
+
+
 def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot") -> str:
-    """Put the snapshot into `assets` (site/assets/pyodide) and name it in wheels.json; returns its file name."""
+    """Put the snapshot, numpy's pack and the wheels' pack into `assets` (site/assets/pyodide), named in wheels.json;
+    returns the snapshot's file name."""
     info = json.loads((assets / "wheels.json").read_text())
+    lock = json.loads((assets / "pyodide-lock.json").read_text())
+    numpy_wheel = lock["packages"]["numpy"]["file_name"]
+    archive_name = f"numpy-{lock['packages']['numpy']['version']}-tl.pack"
+    wheels_name = "judge-wheels.pack"
     inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json")]
-    inputs += [assets / w for w in info["wheels"]] + [checker_zip, SCRIPT]
+    inputs += [assets / numpy_wheel] + [assets / w for w in info["wheels"]]
+    inputs += [checker_zip, SCRIPT, NUMPY_SCRIPT, Path(pack.__file__)]
     h = hashlib.sha256()
     for path in inputs:
         h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    cached = cache / f"{h.hexdigest()[:24]}.bin.gz"
-    if not cached.is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp")
-        proc = subprocess.run(["node", str(SCRIPT), str(assets), str(checker_zip), str(tmp)], cwd=REPO,
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0 or not tmp.is_file():
-            raise SnapshotError(f"{SCRIPT.relative_to(REPO)}: the Pyodide snapshot failed:\n{proc.stderr[-2000:]}")
-        tmp.replace(cached)
-        for old in cache.glob("*.bin.gz"):  # keep the cache from growing without bound
-            if old != cached:
-                old.unlink()
-    shutil.copyfile(cached, assets / NAME)
+    key = cache / h.hexdigest()[:24]
+    outputs = {NAME: key / NAME, archive_name: key / archive_name, wheels_name: key / wheels_name}
+    if not all(p.is_file() for p in outputs.values()):
+        tmp = key.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        _node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json")
+        _node(SCRIPT, assets, checker_zip, tmp / "numpy-stdlib.json", tmp / "snapshot.bin")
+        (tmp / NAME).write_bytes(pack.compress((tmp / "snapshot.bin").read_bytes()))
+        (tmp / "snapshot.bin").unlink()
+        (tmp / archive_name).write_bytes(pack.from_zips([tmp / "numpy.zip"]))
+        (tmp / "numpy.zip").unlink()
+        (tmp / wheels_name).write_bytes(pack.from_zips(assets / w for w in info["wheels"]))
+        for old in cache.iterdir():  # keep the cache from growing without bound
+            if old != tmp:
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+        tmp.replace(key)
+    for name, path in outputs.items():
+        shutil.copyfile(path, assets / name)
     info["snapshot"] = NAME
+    info["numpy"] = archive_name
+    info["wheels_pack"] = wheels_name
     (assets / "wheels.json").write_text(json.dumps(info, indent=1))
     return NAME

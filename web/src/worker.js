@@ -6,6 +6,7 @@
  * Every request gets exactly one reply (see protocol.js); learner errors are results, not exceptions.
  */
 import { requestProblem } from "./protocol.js";
+import { extract, unwrap } from "./pack.js";
 
 const JUDGE_DIR = "/home/pyodide/tl";
 // The bridge binds json and the judge's entry points as default arguments, at a moment when no learner code
@@ -54,10 +55,7 @@ async function fetchSnapshot(url) {
   try {
     const response = await fetch(url);
     if (!response.ok) return null;
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes; // a host already undid the gzip
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
+    return await unwrap(new Uint8Array(await response.arrayBuffer()));
   } catch {
     return null;
   }
@@ -74,35 +72,95 @@ async function fetchBytes(url) {
 const ASSETS = new URL("../", self.location.href);
 const INDEX = new URL("pyodide/", ASSETS).href;
 
+/**
+ * Pyodide requests its WebAssembly core and its standard library only once it has the snapshot in hand, so
+ * their download and the core's compilation (10 MB) would wait for the snapshot's download. Both are requested
+ * as the worker starts instead: the core is compiled in the background while the snapshot arrives, and
+ * Pyodide's own requests for these two files are answered from here.
+ */
+function startCoreEarly() {
+  const realFetch = self.fetch.bind(self);
+  const wasmURL = `${INDEX}pyodide.asm.wasm`;
+  const stdlibURL = `${INDEX}python_stdlib.zip`;
+  const core = WebAssembly.compileStreaming(realFetch(wasmURL));
+  core.catch(() => {}); // Pyodide then fetches and compiles the core itself
+  let stdlib = realFetch(stdlibURL);
+  stdlib.catch(() => {});
+  const stubs = new WeakSet();
+  self.fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
+    if (url === stdlibURL && stdlib) {
+      const response = stdlib;
+      stdlib = null; // handed over once; a later request (a cold restart) fetches afresh
+      return response.catch(() => realFetch(input, init));
+    }
+    if (url === wasmURL) {
+      return core.then(() => {
+        const stub = new Response(null, { headers: { "Content-Type": "application/wasm" } });
+        stubs.add(stub);
+        return stub;
+      }, () => realFetch(input, init));
+    }
+    return realFetch(input, init);
+  };
+  const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (!stubs.has(response)) return instantiateStreaming(response, imports);
+    const module = await core;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+}
+
 function boot() {
   const quiet = () => {};
   const options = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
   let restored = false;
   let wheelURLs = [];
+  let numpyPack = null;
+  let numpyName = "";
+  let sitePackages = "";
+  let wheelsWritten = false;
+  startCoreEarly();
   stages.python = (async () => {
     const info = await fetch(`${INDEX}wheels.json`).then((r) => {
       if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
       return r.json();
     });
     wheelURLs = info.wheels.map((w) => INDEX + w);
-    const [{ loadPyodide }, snapshot, judgeZip, wheels] = await Promise.all([
-      import(`${INDEX}pyodide.mjs`),
-      fetchSnapshot(info.snapshot ? INDEX + info.snapshot : ""),
-      fetchBytes(new URL("tl/checker.zip", ASSETS).href),
-      // With a snapshot, pytest is already imported; its files are still unpacked for anything read lazily.
-      info.snapshot ? Promise.all(wheelURLs.map(fetchBytes)) : null,
-    ]);
+    // Every file is requested now, so downloads overlap the interpreter's start. The snapshot comes first: it is
+    // on the critical path, and decoding the packs on this thread would only delay it, so they are decoded once
+    // the snapshot is.
+    const snapshot = info.snapshot ? fetchSnapshot(INDEX + info.snapshot) : Promise.resolve(null);
+    const after = snapshot.catch(() => null);
+    const unpacked = (name) => Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(new Uint8Array(b)));
+    numpyName = info.numpy || "";
+    numpyPack = numpyName ? unpacked(numpyName) : null;
+    numpyPack?.catch(() => {}); // a failure is reported by the numpy stage, not as an unhandled rejection
+    const judgeZip = fetchBytes(new URL("tl/checker.zip", ASSETS).href);
+    const wheelsPack = info.wheels_pack ? unpacked(info.wheels_pack) : null;
+    wheelsPack?.catch(() => {});
+    const { loadPyodide } = await import(`${INDEX}pyodide.mjs`);
     let py = null;
-    if (snapshot) {
+    if (info.snapshot) {
+      // Pyodide awaits the snapshot itself, after loading its own script: both downloads run side by side.
+      const bytes = snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
       try {
-        py = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+        py = await loadPyodide({ ...options, _loadSnapshot: bytes });
         restored = true;
-      } catch { /* a snapshot this runtime cannot use: start cold instead */ }
+      } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
     }
     if (!py) py = await loadPyodide(options);
     pyodide = py;
-    py.unpackArchive(judgeZip, "zip", { extractDir: JUDGE_DIR });
-    if (restored) for (const w of wheels) py.unpackArchive(w, "wheel");
+    sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+    py.unpackArchive(await judgeZip, "zip", { extractDir: JUDGE_DIR });
+    // With a snapshot pytest is already imported; its files are still written for anything read lazily.
+    try {
+      if (wheelsPack) {
+        extract(py.FS, await wheelsPack, sitePackages);
+        wheelsWritten = true;
+      }
+    } catch { /* the judge stage installs the wheels one by one instead */ }
     py.runPython(BRIDGE);
     bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check"), arm: py.globals.get("_tl_integrity").arm };
     post({ type: "status", stage: "python", ms: performance.now() - t0, snapshot: restored });
@@ -111,7 +169,17 @@ function boot() {
   const loadErrors = [];
   const load = (names) => pyodide.loadPackage(names, { messageCallback: quiet, errorCallback: (e) => loadErrors.push(e) });
   stages.numpy = stages.python.then(async () => {
-    await load(["numpy"]);
+    if (numpyPack) {
+      // numpy repacked at build time with its bytecode (tools/numpy_archive.mjs), written from JavaScript: each
+      // extension module is then compiled when first imported, instead of all 19 up front by loadPackage.
+      try {
+        extract(pyodide.FS, await numpyPack, sitePackages);
+      } catch (err) {
+        loadErrors.push(`${numpyName}: ${err.message}`);
+      }
+    } else {
+      await load(["numpy"]);
+    }
     // loadPackage does not fail on a corrupt wheel; importing is the real test.
     try {
       pyodide.runPython("import numpy");
@@ -125,7 +193,7 @@ function boot() {
     post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
   });
   stages.judge = stages.numpy.then(async () => {
-    if (!restored) await load(wheelURLs);
+    if (!wheelsWritten) await load(wheelURLs);
     try {
       pyodide.runPython("import pytest\n_tl_judge.prepare()");
     } catch (err) {

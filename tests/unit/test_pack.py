@@ -1,0 +1,92 @@
+"""Unit tests of tools/pack.py (the worker's file packs) and of what the service worker leaves out because of them.
+
+The writer is Python, the reader JavaScript (web/src/pack.js): one test writes a pack here and reads it with the
+browser's reader under Node, so the two cannot drift apart.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tools import offline, pack  # noqa: E402
+
+FILES = [("numpy/__init__.py", b"from ._core import *\n"), ("numpy/_core/_x.so", bytes(range(256)) * 4),
+         ("numpy-2.0.2.dist-info/RECORD", b"")]
+
+
+def test_round_trip_keeps_order_and_bytes():
+    data = pack.pack(FILES)
+    assert data.startswith(b"TLZ41\n"), "a pack travels in an LZ4 container"
+    assert list(pack.unpack(data).items()) == FILES
+
+
+def test_container_round_trip_and_size():
+    raw = bytes(range(256)) * 1000 + bytes(100_000)
+    data = pack.compress(raw)
+    assert len(data) < len(raw) // 20
+    assert pack.decompress(data) == raw
+    with pytest.raises(ValueError, match="not a TLZ41 container"):
+        pack.decompress(b"\x1f\x8b" + data)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "a/../../b", "", "numpy/__init__.py"])
+def test_bad_or_repeated_paths_are_refused(path):
+    with pytest.raises(ValueError, match="bad or repeated path"):
+        pack.pack(FILES + [(path, b"x")])
+
+
+def test_trailing_bytes_and_other_formats_are_refused():
+    raw = pack.decompress(pack.pack(FILES))
+    with pytest.raises(ValueError, match="3 bytes after the last file"):
+        pack.unpack(pack.compress(raw + b"abc"))
+    with pytest.raises(ValueError, match="not a TLPK1 pack"):
+        pack.unpack(pack.compress(b"PK\x03\x04" + raw))
+
+
+def test_from_zips_merges_archives_without_folders(tmp_path):
+    for name, members in (("a.whl", {"pkg/__init__.py": b"A", "pkg/": b""}), ("b.zip", {"other/x.txt": b"B"})):
+        with zipfile.ZipFile(tmp_path / name, "w") as zf:
+            for member, data in members.items():
+                zf.writestr(member, data)
+    got = pack.unpack(pack.from_zips([tmp_path / "a.whl", tmp_path / "b.zip"]))
+    assert got == {"pkg/__init__.py": b"A", "other/x.txt": b"B"}
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node is needed to run the browser's reader")
+def test_the_browsers_reader_reads_what_python_writes(tmp_path):
+    files = FILES + [("big/blob.bin", bytes(range(256)) * 3000 + b"tail")]  # long matches and literal runs
+    (tmp_path / "p.pack").write_bytes(pack.pack(files))
+    script = f"""
+        import {{ unwrap, entries }} from {json.dumps((REPO / 'web/src/pack.js').as_uri())};
+        import {{ readFileSync }} from "node:fs";
+        const raw = await unwrap(new Uint8Array(readFileSync({json.dumps(str(tmp_path / 'p.pack'))})));
+        console.log(JSON.stringify(entries(raw).map(([p, b]) => [p, b.length, b.reduce((s, x) => s + x, 0)])));
+    """
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [[p, len(d), sum(d)] for p, d in files]
+
+
+def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
+    assets = tmp_path / "assets" / "pyodide"
+    assets.mkdir(parents=True)
+    lock = {"packages": {"numpy": {"file_name": "numpy-2.0.2-x.whl"}}}
+    (assets / "pyodide-lock.json").write_text(json.dumps(lock))
+    for name in ("numpy-2.0.2-x.whl", "pytest-8.whl", "numpy-2.0.2-tl.pack", "judge-wheels.pack"):
+        (assets / name).write_bytes(b"x")
+    info = {"wheels": ["pytest-8.whl"]}
+    (assets / "wheels.json").write_text(json.dumps(info))
+    assert "assets/pyodide/numpy-2.0.2-x.whl" in offline.precache_list(tmp_path)[0], "no packs: wheels are used"
+    info.update(numpy="numpy-2.0.2-tl.pack", wheels_pack="judge-wheels.pack")
+    (assets / "wheels.json").write_text(json.dumps(info))
+    urls = offline.precache_list(tmp_path)[0]
+    assert "assets/pyodide/numpy-2.0.2-x.whl" not in urls and "assets/pyodide/pytest-8.whl" not in urls
+    assert {"assets/pyodide/numpy-2.0.2-tl.pack", "assets/pyodide/judge-wheels.pack"} <= set(urls)
