@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import sys
 import threading
 from pathlib import Path
 
@@ -34,6 +35,18 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class Server(http.server.ThreadingHTTPServer):
+    """A threading server that does not print a traceback when the browser drops a download it no longer needs
+    (a replaced worker, a closed tab): that is not an error of the site."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(directory: Path, port: int = 0, isolate: bool = False,
                 base: type = Handler) -> http.server.ThreadingHTTPServer:
     """A ready server (port 0 picks a free one); call serve_forever() or use start_in_thread().
@@ -41,7 +54,7 @@ def make_server(directory: Path, port: int = 0, isolate: bool = False,
     `base` lets a caller extend the handler (the benchmark counts the bytes sent).
     """
     handler = type("SiteHandler", (base,), {"isolate": isolate})
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
+    return Server(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
 
 
 def start_in_thread(directory: Path, isolate: bool = False) -> tuple[http.server.ThreadingHTTPServer, str]:
