@@ -198,6 +198,7 @@ class _Collector:
     def __init__(self, names: Mapping[str, str], test_files: Mapping[str, str], time_limit: float | None):
         self.names, self.test_files, self.time_limit = names, test_files, time_limit
         self.results: dict[str, dict[str, str]] = {}
+        self.durations: dict[str, float] = {}  # ms in the call phase, summed over parametrisations
         self.collect_errors: list[str] = []
         self.interrupted = False
 
@@ -218,6 +219,8 @@ class _Collector:
     def makereport(self, item, call) -> None:
         """Record the outcome of one phase (setup, call, teardown) of one test."""
         name = getattr(item, "originalname", None) or item.name
+        if call.when == "call":
+            self.durations[name] = self.durations.get(name, 0.0) + call.duration * 1000
         if call.excinfo is None:
             if call.when == "call":
                 self._record(name, "passed", "")
@@ -455,6 +458,8 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
             result["traceback"] = f"The hidden tests could not start against your code:\n{problem}\n"
             result["tests"] = [{"name": n, "outcome": "error", "message": _short(f"not run: {problem}")} for n in names]
             return result
+        # How long each test's body ran, for authors and the benchmark (bench/run.py): the floor of a check.
+        result["durations"] = {n: round(ms, 1) for n, ms in collector.durations.items()}
         order = names or list(collector.results)
         for n in order:
             if selected and n not in selected:

@@ -90,3 +90,10 @@ def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
     urls = offline.precache_list(tmp_path)[0]
     assert "assets/pyodide/numpy-2.0.2-x.whl" not in urls and "assets/pyodide/pytest-8.whl" not in urls
     assert {"assets/pyodide/numpy-2.0.2-tl.pack", "assets/pyodide/judge-wheels.pack"} <= set(urls)
+
+
+def test_the_worker_guesses_the_snapshot_name_the_build_writes():
+    """web/src/worker.js requests the snapshot before wheels.json names it, under tools/snapshot.py's name."""
+    from tools import snapshot
+    worker = (REPO / "web" / "src" / "worker.js").read_text()
+    assert f'const SNAPSHOT = "{snapshot.NAME}";' in worker

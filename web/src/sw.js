@@ -5,7 +5,7 @@
  *   one visit the whole site works with the server gone. Files are served cache-first.
  * - Updates: the build writes a new PRECACHE.version whenever any file changes, so the browser sees a new
  *   sw.js on the next navigation, installs it, drops the old cache and tells open pages to reload.
- * - Isolation: every response it serves carries COOP/COEP/CORP headers, so pages it controls are
+ * - Isolation: the pages and worker scripts it serves carry COOP/COEP/CORP headers, so pages it controls are
  *   cross-origin isolated even on hosts that cannot set headers, and Stop can interrupt Python in place.
  *
  * tools/offline.py prepends `const PRECACHE = {version, files}` when it copies this file to the site root.
@@ -70,6 +70,9 @@ self.addEventListener("fetch", (event) => {
         if (!response) return Response.error();
       }
     }
-    return isolate(response);
+    // Isolation needs the headers only on documents and worker scripts (same-origin subresources load under
+    // COEP without them). Everything else is returned as the cache holds it, which lets the browser serve it
+    // without pumping it through this worker, and keep its compiled-WebAssembly cache for the 10 MB core.
+    return request.mode === "navigate" || request.destination === "worker" ? isolate(response) : response;
   })());
 });

@@ -70,6 +70,7 @@ async function fetchBytes(url) {
 // Everything is found relative to this file (<site>/assets/tl/tl-worker.js), so start-up begins the moment the
 // worker exists, without waiting for the page: the page only hands over its port and interrupt buffer.
 const ASSETS = new URL("../", self.location.href);
+const SNAPSHOT = "snapshot.bin.lz4";
 const INDEX = new URL("pyodide/", ASSETS).href;
 
 /**
@@ -122,6 +123,9 @@ function boot() {
   let sitePackages = "";
   let wheelsWritten = false;
   startCoreEarly();
+  // The build names its snapshot SNAPSHOT (tools/snapshot.py); requesting it before wheels.json confirms that
+  // saves a round trip on the critical path. A build without one answers 404, and the guess is dropped.
+  const guessed = fetchSnapshot(INDEX + SNAPSHOT);
   stages.python = (async () => {
     const info = await fetch(`${INDEX}wheels.json`).then((r) => {
       if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
@@ -131,7 +135,8 @@ function boot() {
     // Every file is requested now, so downloads overlap the interpreter's start. The snapshot comes first: it is
     // on the critical path, and decoding the packs on this thread would only delay it, so they are decoded once
     // the snapshot is.
-    const snapshot = info.snapshot ? fetchSnapshot(INDEX + info.snapshot) : Promise.resolve(null);
+    let snapshot = info.snapshot === SNAPSHOT ? guessed : Promise.resolve(null);
+    if (info.snapshot && info.snapshot !== SNAPSHOT) snapshot = fetchSnapshot(INDEX + info.snapshot);
     const after = snapshot.catch(() => null);
     const unpacked = (name) => Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(new Uint8Array(b)));
     numpyName = info.numpy || "";
