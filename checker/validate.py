@@ -27,6 +27,16 @@ class Report:
     slug: str
     errors: list[str] = field(default_factory=list)
     outcomes: dict[str, dict[str, str]] = field(default_factory=dict)
+    durations: dict[str, float] = field(default_factory=dict)  # ms per test of the reference's run, this Python
+
+    def timing(self) -> str:
+        """What the reference's hidden suite costs here: learners wait for it on every Check (several times
+        longer in the browser's WebAssembly than on CPython)."""
+        if not self.durations:
+            return ""
+        slowest = max(self.durations, key=self.durations.get)
+        return (f"; reference suite {sum(self.durations.values()):.0f} ms, slowest {slowest} "
+                f"{self.durations[slowest]:.0f} ms")
 
 
 def line_of(path: Path, needle: str, occurrence: int = 0, key: bool = False) -> int:
@@ -134,6 +144,7 @@ def validate(ex: Exercise, exercises: dict[str, Exercise]) -> Report:
     with tempfile.TemporaryDirectory() as workdir:
         ref = run_solution(ex, reference, deps, workdir)
         report.outcomes["reference"] = {t["name"]: t["outcome"] for t in ref["tests"]}
+        report.durations = ref.get("durations", {})
         if ref["status"] != "passed":
             if ref["traceback"]:
                 report.errors.append(f"{rel(ex.reference)}:1: the reference does not run:\n{ref['traceback']}")
@@ -213,7 +224,7 @@ def main(argv: list[str]) -> int:
         for r in reports:
             mutants = sum(1 for k in r.outcomes if k.startswith("mutant:"))
             status = "FAILED" if r.errors else "ok"
-            print(f"{r.slug}: {status} ({len(r.outcomes.get('reference', {}))} tests, {mutants} mutants)")
+            print(f"{r.slug}: {status} ({len(r.outcomes.get('reference', {}))} tests, {mutants} mutants{r.timing()})")
         for e in errors:
             print(e, file=sys.stderr)
     return 1 if errors else 0
