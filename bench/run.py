@@ -22,7 +22,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tools.serve import Handler, make_server
+from tools.serve import Handler, start_in_thread
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"
@@ -66,9 +66,7 @@ def serve(root: Path, isolate: bool, counter: Counter):
             super().copyfile(source, outputfile)
             counter.add(source.tell() - start)
 
-    server = make_server(root, 0, isolate, base=Counting)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    return start_in_thread(root, isolate, base=Counting)
 
 
 def median(values):
@@ -81,10 +79,10 @@ def reference(slug: str) -> str:
     return manifest.load(manifest.EXERCISES / slug).reference.read_text()
 
 
-def set_code_and_check(page, slug: str, code: str, bodies: dict | None = None, key: str = "") -> float:
-    """Put `code` in the cell, press Check, return ms until the result is shown (page clock). With `bodies`,
-    also record there (under `key`) how long the hidden tests' bodies ran, as the judge measured them."""
-    ms, body = page.evaluate("""async ([slug, code]) => {
+def set_code_and_check(page, slug: str, code: str) -> tuple[float, float | None]:
+    """Put `code` in the cell and press Check. Returns the ms until the result is shown (page clock) and how
+    long the hidden tests' bodies ran, as the judge measured them (None from a build that does not say)."""
+    return tuple(page.evaluate("""async ([slug, code]) => {
         const cell = document.querySelector(`.tl-cell[data-exercise='${slug}']`);
         cell.tlCell.editor.setCode(code);
         let durations = null;
@@ -95,10 +93,7 @@ def set_code_and_check(page, slug: str, code: str, bodies: dict | None = None, k
         const ms = performance.now() - t0;
         document.removeEventListener("tl:result", seen);
         return [ms, durations ? Object.values(durations).reduce((a, b) => a + b, 0) : null];
-    }""", [slug, code])
-    if bodies is not None and body is not None:
-        bodies[key] = body
-    return ms
+    }""", [slug, code]))
 
 
 def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
@@ -136,7 +131,7 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
                     "bytes_cold": counter.take()}
             # Warm figures in the learner's steady state: after the first check the spare worker warms up and the
             # service worker precaches the site; both compete for the CPU, so let them finish first.
-            site["first_check_e7_3_after_ready"] = set_code_and_check(page, "e7-3", reference("e7-3"))
+            site["first_check_e7_3_after_ready"] = set_code_and_check(page, "e7-3", reference("e7-3"))[0]
             page.wait_for_timeout(12_000)
             site["warm_run"] = page.evaluate("""async () => {
                 const times = [];
@@ -148,7 +143,7 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
                 times.sort((a, b) => a - b);
                 return times[10];
             }""")
-            site["warm_suite_e7_3"] = set_code_and_check(page, "e7-3", reference("e7-3"), site, "bodies_e7_3")
+            site["warm_suite_e7_3"], site["bodies_e7_3"] = set_code_and_check(page, "e7-3", reference("e7-3"))
             page.wait_for_timeout(3000)  # let the service worker finish precaching
             counter.take()
             page.goto(url + LESSON)
@@ -165,10 +160,10 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
         if slug == "m07-6":
             page.evaluate("() => localStorage.setItem('tinyllm:v1:prefs:m07-6', JSON.stringify({refDeps: true}))")
         page.wait_for_timeout(10_000)
-        out["site"][f"first_check_{slug.replace('-', '_')}_after_10s"] = set_code_and_check(page, slug, reference(slug))
+        out["site"][f"first_check_{slug.replace('-', '_')}_after_10s"] = set_code_and_check(page, slug, reference(slug))[0]
         if slug == "m07-6":  # E7.3's warm suite is measured above, in a settled page
             page.wait_for_timeout(12_000)
-            out["site"]["warm_suite_m07_6"] = set_code_and_check(page, slug, reference(slug), out["site"], "bodies_m07_6")
+            out["site"]["warm_suite_m07_6"], out["site"]["bodies_m07_6"] = set_code_and_check(page, slug, reference(slug))
         browser.close()
     return out
 

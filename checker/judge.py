@@ -304,19 +304,20 @@ def _suite_dir(workdir: Path, tests: Mapping[str, str]) -> Path:
         digest.update(name.encode() + b"\0" + tests[name].encode() + b"\0")
     root = workdir / f"suite-{digest.hexdigest()[:16]}"
     wanted = {**{f"tests/{rel}": source for rel, source in tests.items()}, "pytest.ini": "[pytest]\n"}
-    for rel, source in wanted.items():
-        try:
-            if (root / rel).read_text(encoding="utf-8") == source:
-                continue
-        except (OSError, UnicodeDecodeError):
-            pass
+    if not all(_holds(root / rel, source) for rel, source in wanted.items()):
         shutil.rmtree(root, ignore_errors=True)
-        _write_tree(root / "tests", tests)
+        _write_tree(root / "tests", tests)  # tests/ itself gets no __init__.py, as when it was written per run
         (root / "pytest.ini").write_text(wanted["pytest.ini"], encoding="utf-8")
-        break
     for cache in (root / "tests").rglob("__pycache__"):
         shutil.rmtree(cache, ignore_errors=True)
     return root
+
+
+def _holds(path: Path, source: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") == source
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 _rewritten: dict[tuple[str, bytes], object] = {}
@@ -353,8 +354,9 @@ def prepare() -> None:
 
 
 def _write_tree(root: Path, files: Mapping[str, str]) -> None:
-    # Always a fresh folder: a new sys.path entry gets a new finder, so no importlib.invalidate_caches(), which
-    # in Pyodide rereads the standard library's zip index for every zipimporter (~140 ms).
+    # Learner files always go to a fresh folder: a new sys.path entry gets a new finder, so no
+    # importlib.invalidate_caches(), which in Pyodide rereads the standard library's zip index for every
+    # zipimporter (~140 ms). A reused suite folder always holds the same file names, so finders stay right.
     for rel, source in files.items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)

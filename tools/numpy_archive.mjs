@@ -40,7 +40,8 @@ def from_stdlib(name):
 
 stdlib = sorted(m for m in set(sys.modules) - before if from_stdlib(m))
 
-with zipfile.ZipFile("/tmp/numpy-tl.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=6) as out:
+# Stored, not compressed: tools/snapshot.py reads it straight back into an LZ4 pack.
+with zipfile.ZipFile("/tmp/numpy-tl.zip", "w", zipfile.ZIP_STORED) as out:
     for top in sorted({m.split("/", 1)[0] for m in members}):
         for root, dirs, files in os.walk(os.path.join(target, top)):
             dirs.sort()

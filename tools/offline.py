@@ -11,7 +11,7 @@ from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw.js"
 SKIP_SUFFIXES = (".map",)
-SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot (snapshot.bin.lz4) is precached: offline starts stay fast
+SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot and the packs are precached: offline starts stay fast
 
 
 def _unused_assets(site: Path) -> set[str]:

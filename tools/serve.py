@@ -57,9 +57,10 @@ def make_server(directory: Path, port: int = 0, isolate: bool = False,
     return Server(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
 
 
-def start_in_thread(directory: Path, isolate: bool = False) -> tuple[http.server.ThreadingHTTPServer, str]:
+def start_in_thread(directory: Path, isolate: bool = False,
+                    base: type = Handler) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Start a server in a daemon thread; returns it and its base URL."""
-    server = make_server(directory, 0, isolate)
+    server = make_server(directory, 0, isolate, base)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 

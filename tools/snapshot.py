@@ -1,9 +1,9 @@
 """Build (or take from the cache) what lets the worker start fast: numpy repacked with its bytecode, the judge's
 wheels as one pack (tools/pack.py), and the Pyodide memory snapshot it restores instead of a cold start.
 
-Both depend only on Pyodide's files, numpy's wheel, the judge's wheels, the judge itself and the two scripts
-(tools/numpy_archive.mjs, tools/snapshot.mjs), so they are cached under .cache/snapshot/ by a hash of exactly
-those; a build that changes none of them reuses them.
+All three depend only on Pyodide's files, numpy's wheel, the judge's wheels, the judge itself and the scripts
+that make them (tools/numpy_archive.mjs, tools/snapshot.mjs, tools/pack.py), so they are cached under
+.cache/snapshot/ by a hash of exactly those; a build that changes none of them reuses them.
 """
 from __future__ import annotations
 

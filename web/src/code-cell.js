@@ -12,7 +12,6 @@ import { el } from "./dom.js";
 
 const SAVE_DELAY_MS = 300;
 
-
 const bundles = new Map();
 
 /** Fetch (once) the exercise bundle with the hidden tests and the reference. */

@@ -49,23 +49,14 @@ function fatal(message) {
   post({ type: "fatal", message });
 }
 
-/** The snapshot's bytes, or null when there is none or it cannot be read (then Python starts cold). */
-async function fetchSnapshot(url) {
-  if (!url) return null;
-  try {
-    const response = await fetch(url);
-    if (!response.ok) return null;
-    return await unwrap(new Uint8Array(await response.arrayBuffer()));
-  } catch {
-    return null;
-  }
-}
-
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.arrayBuffer();
+  return new Uint8Array(await response.arrayBuffer());
 }
+
+/** The snapshot's bytes, or null when there is none or it cannot be read (then Python starts cold). */
+const fetchSnapshot = (url) => fetchBytes(url).then(unwrap).catch(() => null);
 
 // Everything is found relative to this file (<site>/assets/tl/tl-worker.js), so start-up begins the moment the
 // worker exists, without waiting for the page: the page only hands over its port and interrupt buffer.
@@ -138,7 +129,7 @@ function boot() {
     let snapshot = info.snapshot === SNAPSHOT ? guessed : Promise.resolve(null);
     if (info.snapshot && info.snapshot !== SNAPSHOT) snapshot = fetchSnapshot(INDEX + info.snapshot);
     const after = snapshot.catch(() => null);
-    const unpacked = (name) => Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(new Uint8Array(b)));
+    const unpacked = (name) => Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b));
     numpyName = info.numpy || "";
     numpyPack = numpyName ? unpacked(numpyName) : null;
     numpyPack?.catch(() => {}); // a failure is reported by the numpy stage, not as an unhandled rejection
