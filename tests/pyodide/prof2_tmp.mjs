@@ -1,0 +1,10 @@
+import { loadPyodide } from "pyodide";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+const site = `${resolve("site/assets/pyodide")}/`;
+const py = await loadPyodide({ stdout: (t) => console.log(t), stderr: (t) => process.stderr.write(`${t}\n`) });
+const lock = JSON.parse(readFileSync(`${site}pyodide-lock.json`, "utf8"));
+await py.loadPackage([site + lock.packages.numpy.file_name], { messageCallback: () => {} });
+py.FS.mkdirTree("/ref");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: "/tmp/ref" }, "/ref");
+py.runPython(readFileSync(process.argv[2], "utf8"));
