@@ -228,6 +228,12 @@ def main() -> int:
 def report(runs: list[dict], stops: dict, build_ms: float, out: Path) -> None:
     bare = {k: median([r["bare"].get(k) for r in runs]) for k in runs[0]["bare"]}
     site = {k: median([r["site"].get(k) for r in runs]) for k in runs[0]["site"]}
+    def spread(key: str, bare_key: str = "grade") -> str:
+        """The lowest and highest of the per-run ratios: how far one run's ratio strays from the median's."""
+        ratios = [r["site"][key] / r["bare"][bare_key] for r in runs
+                  if r["site"].get(key) is not None and r["bare"].get(bare_key)]
+        return f"{min(ratios):.3g}–{max(ratios):.3g}×" if len(ratios) > 1 else "—"
+
     rows = [
         ("navigation → Python ready", "ms", site["python"], bare["python"]),
         ("navigation → numpy ready", "ms", site["numpy"], bare["numpy"]),
@@ -246,14 +252,20 @@ def report(runs: list[dict], stops: dict, build_ms: float, out: Path) -> None:
         ("bytes, repeat visit", "bytes", site["bytes_repeat"], bare["bytes_repeat"]),
         ("site build (mkdocs, validation and snapshot cached)", "ms", build_ms, None),
     ]
-    lines = ["| figure | site | bare page | ratio |", "|---|---:|---:|---:|"]
+    same_name = {"navigation → Python ready": ("python", "python"), "navigation → numpy ready": ("numpy", "numpy"),
+                 "navigation → ready to grade": ("grade", "grade"),
+                 "repeat visit → ready to grade": ("grade_repeat", "grade_repeat")}
+    lines = ["| figure | site | bare page | ratio | per-run ratios |", "|---|---:|---:|---:|---:|"]
     for name, unit, mine, theirs in rows:
         ratio = f"{mine / theirs:.3g}×" if mine is not None and theirs else "—"
         fmt = (lambda v: f"{v:,.0f} B") if unit == "bytes" else (lambda v: f"{v:,.1f} ms")
         lines.append(f"| {name} | {fmt(mine) if mine is not None else '—'} | "
-                     f"{fmt(theirs) if theirs is not None else '—'} | {ratio} |")
+                     f"{fmt(theirs) if theirs is not None else '—'} | {ratio} | "
+                     f"{spread(*same_name[name]) if name in same_name else '—'} |")
     note = (f"Median of {len(runs)} fresh-browser runs; ratios are to the bare page's figure of the same name, "
-            f"or to the bare page's ready-to-grade time for figures it has no counterpart of.")
+            f"or to the bare page's ready-to-grade time for figures it has no counterpart of. The last column is "
+            f"the range of the ratios of single runs (site and bare page measured in the same run): most of it is "
+            f"the bare page's own spread.")
     text = "\n".join(lines) + "\n\n" + note + "\n"
     print(text)
     out.mkdir(parents=True, exist_ok=True)

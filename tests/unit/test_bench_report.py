@@ -1,0 +1,26 @@
+"""The benchmark's report: medians, ratios to the bare page, and the spread of per-run ratios."""
+from bench import run
+
+SITE_KEYS = ["python", "numpy", "grade", "grade_repeat", "bytes_cold", "bytes_repeat", "warm_run",
+             "first_check_e7_3_after_10s", "first_check_m07_6_after_10s", "warm_suite_e7_3", "warm_suite_m07_6"]
+BARE_KEYS = ["python", "numpy", "grade", "grade_repeat", "bytes_cold", "bytes_repeat", "warm_run"]
+
+
+def a_run(site_grade: float, bare_grade: float) -> dict:
+    site = {k: 10.0 for k in SITE_KEYS}
+    bare = {k: 100.0 for k in BARE_KEYS}
+    site["grade"], bare["grade"] = site_grade, bare_grade
+    return {"site": site, "bare": bare}
+
+
+def test_ratio_is_of_medians_and_spread_is_of_single_runs(tmp_path, capsys):
+    runs = [a_run(1000, 4000), a_run(1200, 3000), a_run(1100, 5000)]
+    run.report(runs, {"plain": [12.0, 14.0], "isolated": [7.0]}, 1500.0, tmp_path)
+    row = next(line for line in (tmp_path / "latest.md").read_text().splitlines()
+               if line.startswith("| navigation → ready to grade"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # medians 1,100 and 4,000 ms; single runs 0.25, 0.4 and 0.22
+    assert cells[1:] == ["1,100.0 ms", "4,000.0 ms", "0.275×", "0.22–0.4×"]
+    stop = next(line for line in (tmp_path / "latest.md").read_text().splitlines() if "not isolated" in line)
+    assert "13.0 ms" in stop and stop.rstrip().endswith("| — |")
+    assert "ready to grade" in capsys.readouterr().out
