@@ -11,7 +11,7 @@ PORT ?= 8000
 BINDIR ?= $(HOME)/.local/bin
 
 .PHONY: setup setup-python setup-node setup-browser build bundle serve serve-isolated test test-unit test-js \
-        test-exercises test-pyodide test-e2e validate bench clean
+        test-exercises test-pyodide test-e2e validate suite-times bench clean
 
 setup: setup-python setup-node ## Python venv, npm packages, Pyodide assets (no browser)
 	$(PY) -m tools.pyodide_assets .cache/pyodide-check >/dev/null
@@ -50,6 +50,9 @@ serve-isolated: build ## same, with cross-origin isolation headers (Stop interru
 
 validate: setup-python ## every exercise: reference passes, starter fails, mutants caught, prompts agree
 	$(PY) -m checker validate
+
+suite-times: build ## how long each hidden suite takes in Pyodide, as learners wait for it (EX="m07-6 ...")
+	node tools/suite_times.mjs $(EX)
 
 test-unit: setup-python
 	$(PY) -m pytest -q tests/unit
