@@ -45,3 +45,14 @@ def test_every_verdict_matches_cpython(pyodide_report):
             if key.startswith("prompt:"):
                 continue  # reprs of floats and arrays may differ in formatting, values are checked by errors == []
             assert theirs.get(key) == outcomes[key], f"{slug} {key}: pyodide {theirs.get(key)} != cpython {outcomes[key]}"
+
+
+def test_suite_times_reports_each_exercise():
+    """`make suite-times`: the authors' view of how long learners wait for a suite in Pyodide."""
+    proc = subprocess.run(["node", str(REPO / "tools" / "suite_times.mjs"), "m07-1", "e7-3"],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert [line.split(":", 1)[0] for line in lines] == ["m07-1", "e7-3"]
+    assert all(" warm suite " in line and "slowest: test_" in line for line in lines), lines
+    assert "test_seeded_draws_match_p" in lines[0]
