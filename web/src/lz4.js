@@ -29,17 +29,21 @@ function decodeBlock(src, dst) {
   const bad = (what) => new Error(`corrupt LZ4 data: ${what}`);
   let s = 0;
   let d = 0;
+  // A length nibble of 15 continues in the next bytes, each added, up to the first that is not 255.
+  const extension = (what) => {
+    let sum = 0;
+    let b;
+    do {
+      if (s >= src.length) throw bad(`${what} runs past the end`);
+      b = src[s++];
+      sum += b;
+    } while (b === 255);
+    return sum;
+  };
   while (s < src.length) {
     const token = src[s++];
     let literals = token >>> 4;
-    if (literals === 15) {
-      let b;
-      do {
-        if (s >= src.length) throw bad("literal length runs past the end");
-        b = src[s++];
-        literals += b;
-      } while (b === 255);
-    }
+    if (literals === 15) literals += extension("literal length");
     if (s + literals > src.length || d + literals > dst.length) throw bad("literals run past the end");
     if (literals < 32) {
       for (let i = 0; i < literals; i++) dst[d + i] = src[s + i];
@@ -54,14 +58,7 @@ function decodeBlock(src, dst) {
     s += 2;
     if (offset === 0 || offset > d) throw bad(`offset ${offset} at output byte ${d}`);
     let length = token & 15;
-    if (length === 15) {
-      let b;
-      do {
-        if (s >= src.length) throw bad("match length runs past the end");
-        b = src[s++];
-        length += b;
-      } while (b === 255);
-    }
+    if (length === 15) length += extension("match length");
     length += 4;
     if (d + length > dst.length) throw bad("match runs past the end");
     let from = d - offset;
