@@ -228,40 +228,43 @@ def main() -> int:
 def report(runs: list[dict], stops: dict, build_ms: float, out: Path) -> None:
     bare = {k: median([r["bare"].get(k) for r in runs]) for k in runs[0]["bare"]}
     site = {k: median([r["site"].get(k) for r in runs]) for k in runs[0]["site"]}
-    def spread(key: str, bare_key: str = "grade") -> str:
-        """The lowest and highest of the per-run ratios: how far one run's ratio strays from the median's."""
-        ratios = [r["site"][key] / r["bare"][bare_key] for r in runs
-                  if r["site"].get(key) is not None and r["bare"].get(bare_key)]
+
+    def spread(key: str | None) -> str:
+        """The lowest and highest of the per-run ratios of a figure both pages have: how far one run's ratio
+        strays from the ratio of the medians."""
+        ratios = [r["site"][key] / r["bare"][key] for r in runs
+                  if key and r["site"].get(key) is not None and r["bare"].get(key)]
         return f"{min(ratios):.3g}–{max(ratios):.3g}×" if len(ratios) > 1 else "—"
 
+    def both(name: str, key: str) -> tuple:
+        """A start-up figure the bare page has too: compared by the same key, with its per-run ratios."""
+        return name, "ms", site[key], bare[key], key
+
+    grade = bare["grade"]  # the yardstick for figures the bare page has no counterpart of
     rows = [
-        ("navigation → Python ready", "ms", site["python"], bare["python"]),
-        ("navigation → numpy ready", "ms", site["numpy"], bare["numpy"]),
-        ("navigation → ready to grade", "ms", site["grade"], bare["grade"]),
-        ("repeat visit → ready to grade", "ms", site["grade_repeat"], bare["grade_repeat"]),
-        ("first Check E7.3 (after 10 s reading)", "ms", site["first_check_e7_3_after_10s"], bare["grade"]),
-        ("first Check M07.6 (after 10 s reading)", "ms", site["first_check_m07_6_after_10s"], bare["grade"]),
-        ("warm trivial run (round trip)", "ms", site["warm_run"], bare["grade"]),
-        ("warm hidden suite E7.3", "ms", site["warm_suite_e7_3"], bare["grade"]),
-        ("warm hidden suite M07.6", "ms", site["warm_suite_m07_6"], bare["grade"]),
-        ("… of which the test bodies, E7.3", "ms", site.get("bodies_e7_3"), bare["grade"]),
-        ("… of which the test bodies, M07.6", "ms", site.get("bodies_m07_6"), bare["grade"]),
-        ("Stop → ready, not isolated", "ms", median(stops["plain"]), bare["grade"]),
-        ("Stop → ready, isolated", "ms", median(stops["isolated"]), bare["grade"]),
-        ("bytes, cold load", "bytes", site["bytes_cold"], bare["bytes_cold"]),
-        ("bytes, repeat visit", "bytes", site["bytes_repeat"], bare["bytes_repeat"]),
-        ("site build (mkdocs, validation and snapshot cached)", "ms", build_ms, None),
+        both("navigation → Python ready", "python"),
+        both("navigation → numpy ready", "numpy"),
+        both("navigation → ready to grade", "grade"),
+        both("repeat visit → ready to grade", "grade_repeat"),
+        ("first Check E7.3 (after 10 s reading)", "ms", site["first_check_e7_3_after_10s"], grade, None),
+        ("first Check M07.6 (after 10 s reading)", "ms", site["first_check_m07_6_after_10s"], grade, None),
+        ("warm trivial run (round trip)", "ms", site["warm_run"], grade, None),
+        ("warm hidden suite E7.3", "ms", site["warm_suite_e7_3"], grade, None),
+        ("warm hidden suite M07.6", "ms", site["warm_suite_m07_6"], grade, None),
+        ("… of which the test bodies, E7.3", "ms", site.get("bodies_e7_3"), grade, None),
+        ("… of which the test bodies, M07.6", "ms", site.get("bodies_m07_6"), grade, None),
+        ("Stop → ready, not isolated", "ms", median(stops["plain"]), grade, None),
+        ("Stop → ready, isolated", "ms", median(stops["isolated"]), grade, None),
+        ("bytes, cold load", "bytes", site["bytes_cold"], bare["bytes_cold"], None),
+        ("bytes, repeat visit", "bytes", site["bytes_repeat"], bare["bytes_repeat"], None),
+        ("site build (mkdocs, validation and snapshot cached)", "ms", build_ms, None, None),
     ]
-    same_name = {"navigation → Python ready": ("python", "python"), "navigation → numpy ready": ("numpy", "numpy"),
-                 "navigation → ready to grade": ("grade", "grade"),
-                 "repeat visit → ready to grade": ("grade_repeat", "grade_repeat")}
     lines = ["| figure | site | bare page | ratio | per-run ratios |", "|---|---:|---:|---:|---:|"]
-    for name, unit, mine, theirs in rows:
+    for name, unit, mine, theirs, key in rows:
         ratio = f"{mine / theirs:.3g}×" if mine is not None and theirs else "—"
         fmt = (lambda v: f"{v:,.0f} B") if unit == "bytes" else (lambda v: f"{v:,.1f} ms")
         lines.append(f"| {name} | {fmt(mine) if mine is not None else '—'} | "
-                     f"{fmt(theirs) if theirs is not None else '—'} | {ratio} | "
-                     f"{spread(*same_name[name]) if name in same_name else '—'} |")
+                     f"{fmt(theirs) if theirs is not None else '—'} | {ratio} | {spread(key)} |")
     note = (f"Median of {len(runs)} fresh-browser runs; ratios are to the bare page's figure of the same name, "
             f"or to the bare page's ready-to-grade time for figures it has no counterpart of. The last column is "
             f"the range of the ratios of single runs (site and bare page measured in the same run): most of it is "
