@@ -15,7 +15,7 @@ SLUG = "e7-3"
 class LoggingHandler(Handler):
     """Keeps the requests for sw.js and every answer other than 200, to explain a failed update."""
 
-    log: list = []
+    log: list[str]  # one list per server: private_site gives each its own subclass
 
     def log_request(self, code="-", size="-"):
         if self.path.startswith("/sw.js") or str(code) != "200":

@@ -6,7 +6,6 @@
 import { codeState, exerciseStatus, promptState, STATUS_TEXT } from "./progress-model.js";
 import { el } from "./dom.js";
 
-
 const PROMPT_TEXT = {
   correct: "correct", incorrect: "not yet right", revealed: "answer shown", committed: "prediction made",
   answered: "answered", unanswered: "not answered",

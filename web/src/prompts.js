@@ -15,7 +15,6 @@ export function widgetData(root) {
   return script ? JSON.parse(script.textContent) : {};
 }
 
-
 /** Mount a numeric prompt. */
 export function mountNumeric(root, store) {
   const data = widgetData(root);

@@ -126,8 +126,8 @@ function boot() {
     // Every file is requested now, so downloads overlap the interpreter's start. The snapshot comes first: it is
     // on the critical path, and decoding the packs on this thread would only delay it, so they are decoded once
     // the snapshot is.
-    let snapshot = info.snapshot === SNAPSHOT ? guessed : Promise.resolve(null);
-    if (info.snapshot && info.snapshot !== SNAPSHOT) snapshot = fetchSnapshot(INDEX + info.snapshot);
+    const snapshot = !info.snapshot ? Promise.resolve(null)
+      : info.snapshot === SNAPSHOT ? guessed : fetchSnapshot(INDEX + info.snapshot);
     const after = snapshot.catch(() => null);
     const unpacked = (name) => Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b));
     numpyName = info.numpy || "";
