@@ -79,6 +79,13 @@ def test_cumulative_sum_is_left_to_right():
         got = draw(p, below(c))
         assert got == i, (f"u = {below(c)!r} is just below p[0] + ... + p[{i}] (left to right, float64), so the answer "
                           f"is id {i}, got {got}: is the cumulative sum a plain left-to-right loop?")
+    # A float32 p is summed in float64 too. These entries are exact in float32 and sum to exactly 1 in float64,
+    # but a float32 running sum rounds 0.75 + 2**-26 back to 0.75, so u = 0.75 would fall past id 1.
+    p32 = np.array([0.75, 2.0 ** -26, 0.25 - 2.0 ** -26], dtype=np.float32)
+    got = draw(p32, 0.75)
+    assert got == 1, (f"p = np.array({p32.tolist()}, dtype=np.float32), u = 0.75: converted to float64 and summed left "
+                      f"to right, the CDF is {left_to_right(p32.tolist())}, so the answer is id 1, got {got}: a float32 "
+                      f"p must be summed in float64 too, not in float32")
 
 
 def test_rounding_fallback():
@@ -110,12 +117,16 @@ def test_rejects_bad_u(u):
 
 
 @pytest.mark.parametrize("p", [
-    [], [[0.5, 0.5]], [0.5, -0.1, 0.6], [math.nan, 1.0], [math.inf, 0.0], [0.5, 0.4], [0.5, 0.5 + 2e-9],
-    [1.0 + 1e-8], [0.3, 0.3],
-], ids=["empty", "2-D", "negative", "nan", "inf", "sums-to-0.9", "sums-to-1+2e-9", "sums-to-1+1e-8", "sums-to-0.6"])
+    [], [[0.5, 0.5]], np.array(1.0), [0.5, -0.1, 0.6], [math.nan, 1.0], [math.inf, 0.0], [0.5, 0.4],
+    [0.5, 0.5 + 2e-9], [1.0 + 1e-8], [0.3, 0.3],
+], ids=["empty", "2-D", "0-D", "negative", "nan", "inf", "sums-to-0.9", "sums-to-1+2e-9", "sums-to-1+1e-8",
+        "sums-to-0.6"])
 def test_rejects_bad_p(p):
+    shown = f"np.array({p.tolist()!r}) (a 0-d array)" if isinstance(p, np.ndarray) else repr(p)
     with pytest.raises(ValueError) as info:
-        sample_categorical(p, 0.5)
+        got = sample_categorical(p, 0.5)
+        raise AssertionError(f"sample_categorical({shown}, 0.5) should raise ValueError: p is not a distribution (a "
+                             f"non-empty 1-D vector of finite entries >= 0 summing to 1 within 1e-9), it returned {got!r}")
     assert str(info.value), "the ValueError should say what is wrong"
 
 
