@@ -200,6 +200,17 @@ def test_accept_is_strict():
     assert not sol.rejection_accept(0.0, 1.0, 0.0), "p_x = 0 must never be accepted, not even with u = 0"
     got = step([0.0, 1.0], [0.5, 0.5], 0, 0.0, 0.0)
     assert got == (1, False), f"a draft the target gives p = 0 is rejected even at u = 0; expected (1, False), got {got}"
+    # Non-dyadic ratios: u is compared with the float64 quotient p_x / q_x itself. 0.45 / 0.6 is exactly 0.75 in
+    # float64, but 0.75 * 0.6 rounds below 0.45 (so u * q_x < p_x accepts at u = r); just below 0.3 / 0.7, the
+    # product u * 0.7 rounds up to 0.3 (so u * q_x < p_x rejects there).
+    assert not sol.rejection_accept(0.45, 0.6, 0.75), (
+        "p_x = 0.45, q_x = 0.6: r = p_x / q_x is exactly 0.75 in float64, so u = 0.75 = r must reject: compare u "
+        "with the quotient p_x / q_x (u * q_x < p_x rounds differently)")
+    r = 0.3 / 0.7
+    u = math.nextafter(r, 0.0)
+    assert sol.rejection_accept(0.3, 0.7, u), (
+        f"p_x = 0.3, q_x = 0.7: u = {u!r} is just below r = p_x / q_x = {r!r}, so it must accept: compare u with the "
+        "quotient p_x / q_x (u * q_x < p_x rounds differently)")
 
 
 def test_accept_always_when_target_dominates():
@@ -215,10 +226,14 @@ def test_accept_rejects_bad_arguments():
     cases = [(0.25, 0.0, 0.5, "q_x = 0"), (0.25, -0.5, 0.5, "q_x < 0"), (0.25, math.nan, 0.5, "q_x = NaN"),
              (0.25, 0.5, 1.0, "u = 1"), (0.25, 0.5, -1e-300, "u < 0"), (0.25, 0.5, math.nan, "u = NaN"),
              (0.25, 0.5, 1.5, "u > 1"), (-0.25, 0.5, 0.5, "p_x < 0"), (-0.25, 0.5, 0.9, "p_x < 0"),
-             (math.nan, 0.5, 0.5, "p_x = NaN"), (math.inf, 0.5, 0.5, "p_x infinite")]
+             (math.nan, 0.5, 0.5, "p_x = NaN"), (math.inf, 0.5, 0.5, "p_x infinite"),
+             (0.25, math.inf, 0.5, "q_x infinite"), (0.5, 0.25, 1.0, "u = 1 with r = 2"),
+             (0.5, 0.25, math.nan, "u = NaN with r = 2"), (0.0, 0.5, -0.5, "u < 0 with p_x = 0")]
     for p_x, q_x, u, what in cases:
         with pytest.raises(ValueError) as info:
-            sol.rejection_accept(p_x, q_x, u)
+            got = sol.rejection_accept(p_x, q_x, u)
+            raise AssertionError(f"rejection_accept({p_x!r}, {q_x!r}, {u!r}) ({what}) should raise ValueError, "
+                                 f"but it returned {got!r}")
         assert str(info.value), f"the ValueError for {what} should say what is wrong"
 
 
@@ -270,6 +285,21 @@ def test_residual_when_p_equals_q():
             assert np.array_equal(p, before), "editing the returned residual changed the caller's p"
     res = sol.residual_distribution([0.5, 0.5], [0.5, 0.5])
     assert np.asarray(res).tolist() == [0.5, 0.5], f"lists work too: expected [0.5, 0.5], got {res}"
+    for p in ([0, 1, 0], np.array([0.25, 0.75], dtype=np.float32)):
+        res = sol.residual_distribution(p, p)
+        assert isinstance(res, np.ndarray) and res.dtype == np.float64, (
+            f"p = q = {p!r}: the residual is a new float64 array equal to p, whatever p's own type; got {res!r}")
+        assert res.tolist() == np.asarray(p, dtype=np.float64).tolist(), f"p = q = {p!r}: expected p, got {res!r}"
+    # Only Z exactly 0 means p == q. Here q is p nudged by a few ulps: Z = 2**-54, tiny but not 0, so the
+    # residual is max(0, p - q) / Z = [1, 0]. Id 1 has r = 0.75 / 0.7500000000000001 = 1 - 2**-53, which the
+    # largest uniform does not beat: a rejection, and the replacement comes from that residual.
+    p, q = [0.25, 0.75], [0.25 - 2.0 ** -54, 0.75 + 2.0 ** -53]
+    res = np.asarray(sol.residual_distribution(p, q), dtype=float).tolist()
+    assert res == [1.0, 0.0], (f"p = {p}, q = {q}: p != q, Z = max(0, p - q) summed = 2**-54 is not 0, so the "
+                               f"residual is max(0, p - q) / Z = [1.0, 0.0], not p; got {res}")
+    got = step(p, q, 1, LAST_UNIFORM, 0.5)
+    assert got == (0, False), (f"p = {p}, q = {q}, x = 1, u = 1 - 2**-53 (not below r = 1 - 2**-53), u' = 0.5: "
+                               f"rejected, and the residual [1, 0] gives id 0; expected (0, False), got {got}")
 
 
 def test_residual_disjoint_supports_is_p():
@@ -284,6 +314,14 @@ def test_residual_disjoint_supports_is_p():
     p, q = [0.1, 0.2, 0.7, 0.0], [0.0, 0.0, 0.0, 1.0]
     res = np.asarray(sol.residual_distribution(p, q), dtype=float)
     assert np.allclose(res, p, rtol=1e-15, atol=0), f"disjoint supports: residual should be p = {p}, got {res}"
+    # This p sums, left to right, to Z = 1 + 2**-52, so the residual p / Z has a CDF ending at 1 - 2**-52, below
+    # the largest uniform: sample_categorical's fallback gives the last id with residual > 0, id 3.
+    p, q = [0.2, 0.4, 0.3, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0]
+    got = step(p, q, 4, 0.5, LAST_UNIFORM)
+    assert got == (3, False), (
+        f"p = {p}, q = {q}: x = 4 has p = 0 and is rejected; the residual p / Z (Z = 1 + 2**-52 left to right) has "
+        f"a CDF ending at 1 - 2**-52, so u' = 1 - 2**-53 is past it and sample_categorical falls back to the last "
+        f"id with residual > 0: expected (3, False), got {got}")
 
 
 def test_residual_sum_is_ascending():
@@ -306,12 +344,27 @@ def test_residual_sum_is_ascending():
                       f"summed left to right over ascending ids (expected Z = {z!r})")
     got = sol.acceptance_probability(p, q)
     assert got == alpha, f"alpha must be summed left to right over ascending ids: expected {alpha!r}, got {got!r}"
+    # float32 input is converted to float64 before any sum. These entries are exact in float32 and sum to 1 in
+    # float64, but float32 additions round alpha = 0.5 + 2**-26 and Z = 0.25 + (0.25 - 2**-26) to 0.5.
+    p32 = np.array([0.75, 2.0 ** -26, 0.25 - 2.0 ** -26], dtype=np.float32)
+    q32 = np.array([0.5, 0.5, 0.0], dtype=np.float32)
+    shown = f"p = np.array({p32.tolist()}, dtype=np.float32), q = np.array({q32.tolist()}, dtype=np.float32)"
+    got = sol.acceptance_probability(p32, q32)
+    got = float(got) if isinstance(got, (float, np.floating)) else got  # np.float32 == float compares in float32
+    assert got == 0.5 + 2.0 ** -26, (f"{shown}: in float64, alpha = 0.5 + 2**-26 = {0.5 + 2.0 ** -26!r}, got {got!r}: "
+                                     "float32 input must be summed in float64 too")
+    z = 0.5 - 2.0 ** -26
+    want = [0.25 / z, 0.0, (0.25 - 2.0 ** -26) / z]
+    res = np.asarray(sol.residual_distribution(p32, q32), dtype=float).tolist()
+    assert res == want, (f"{shown}: in float64, Z = 0.5 - 2**-26 and the residual is {want}, got {res}: float32 "
+                         "input must be summed in float64 too")
 
 
 def test_shapes_and_distributions_are_checked():
     good = [0.5, 0.5]
     bad = [([0.5, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25], "p and q of different shapes"),
            ([[0.5, 0.5]], [[0.5, 0.5]], "2-D p and q"), ([], [], "empty p and q"),
+           (np.array(1.0), np.array(1.0), "0-d p and q (bare numbers, not vectors)"),
            ([1.5, -0.5], good, "a negative entry in p"), (good, [1.5, -0.5], "a negative entry in q"),
            ([math.nan, 1.0], good, "NaN in p"), (good, [1.0, math.nan], "NaN in q"),
            ([math.inf, 0.0], good, "an infinite entry in p"), ([0.5, 0.4], good, "p summing to 0.9"),
@@ -323,7 +376,8 @@ def test_shapes_and_distributions_are_checked():
     for name, call in calls:
         for p, q, what in bad:
             with pytest.raises(ValueError) as info:
-                call(p, q)
+                got = call(p, q)
+                raise AssertionError(f"{name} with {what} should raise ValueError, but it returned {got!r}")
             assert str(info.value), f"{name} with {what}: the ValueError should say what is wrong"
         call([0.5, 0.5 + 5e-10], [0.5 - 5e-10, 0.5])  # within 1e-9 of 1: distributions, accepted
 
@@ -379,9 +433,16 @@ def test_speculative_rejects_bad_drafts():
             sol.speculative_step(P_HAND, Q_HAND, x, 0.5, 0.5)
     with pytest.raises(ValueError):
         sol.speculative_step(P_HAND, Q_HAND, 2, 0.5, 0.5)  # q[2] = 0: the draft cannot have proposed id 2
-    for u in (1.0, -0.5, math.nan):
+    for x, u in [(x, u) for x in (1, 0) for u in (1.0, -0.5, math.nan)]:  # id 1 has r = 1/2, id 0 has r = 2
         with pytest.raises(ValueError):
-            sol.speculative_step(P_HAND, Q_HAND, 1, u, 0.5)
+            got = sol.speculative_step(P_HAND, Q_HAND, x, u, 0.5)
+            raise AssertionError(f"section 3's p and q, x = {x}, u_accept = {u!r}: u_accept outside [0, 1) must "
+                                 f"raise ValueError whatever r is, but speculative_step returned {got!r}")
+    for u2 in (1.0, -0.5, math.nan):  # x = 1 with u = 0.75 >= r = 1/2 is rejected, so u' is used
+        with pytest.raises(ValueError):
+            got = sol.speculative_step(P_HAND, Q_HAND, 1, 0.75, u2)
+            raise AssertionError(f"section 3's p and q, x = 1, u_accept = 0.75 rejects, so u_resample = {u2!r} is "
+                                 f"used and must raise ValueError (it is not in [0, 1)), but got {got!r}")
     got = step(P_HAND, Q_HAND, np.int64(1), 0.25, 0.5)
     assert got == (1, True), f"numpy integer ids are ids too: expected (1, True), got {got}"
 
@@ -450,6 +511,28 @@ def test_rejection_sample_draw_order():
     script = Script([0.30, 0.20])
     got = tuple(sol.rejection_sample(p, q, m, script))
     assert got == (1, 1) and script.drawn == 2, f"0.30 proposes id 1, 0.20 < 1/2 keeps it: (1, 1), got {got}"
+    # The proposal is sample_categorical(q, u1), fallback included: ten ids of 0.1 then two zeros sum, left to
+    # right, to 1 - 2**-53, so u1 = 1 - 2**-53 proposes id 9, the last id with q > 0 (p == q, m = 1 keeps it).
+    q10 = [0.1] * 10 + [0.0, 0.0]
+    try:
+        got = tuple(sol.rejection_sample(q10, q10, 1.0, Script([LAST_UNIFORM, 0.5])))
+    except (ValueError, IndexError) as exc:
+        got = f"{type(exc).__name__}: {exc}"
+    assert got == (9, 1), ("q = p = ten ids of 0.1 then two zeros, m = 1: q's CDF (left to right) ends at 1 - 2**-53, "
+                           "so u1 = 1 - 2**-53 proposes id 9, the last id with q > 0 (sample_categorical's fallback), "
+                           f"and u2 = 0.5 keeps it: expected (9, 1), got {got}")
+    # The acceptance ratio is p[x] / (m * q[x]), the product first: here m * q[0] = 0.8999999999999999 and the ratio
+    # is 0.11111111111111113, while p[0] / m / q[0] and p[0] / q[0] / m round to 0.11111111111111112.
+    p, q, m = [0.1, 0.9], [0.3, 0.7], 3.0
+    u2 = p[0] / m / q[0]
+    assert u2 < p[0] / (m * q[0]) and u2 == p[0] / q[0] / m, "test data broken"
+    try:
+        got = tuple(sol.rejection_sample(p, q, m, Script([0.1, u2]), max_tries=1))
+    except RuntimeError:
+        got = "RuntimeError: the try was rejected"
+    assert got == (0, 1), (f"p = {p}, q = {q}, m = 3: u1 = 0.1 proposes id 0, and u2 = {u2!r} is below p[0] / (m * q[0]) "
+                           f"= 0.1 / 0.8999999999999999 = {p[0] / (m * q[0])!r} (compute m * q[x] first), so the "
+                           f"first try keeps id 0: expected (0, 1), got {got}")
 
 
 def test_rejection_sample_checks_the_envelope():
