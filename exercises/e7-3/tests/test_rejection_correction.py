@@ -110,6 +110,14 @@ def test_naive_distribution_formula():
         want = np.minimum(p, q) + (1 - np.minimum(p, q).sum()) * p
         assert np.allclose(got, want), "naive: accepted mass min(p, q) plus P(reject) times p"
         assert math.isclose(got.sum(), 1.0), "the naive output is still a distribution, just the wrong one"
+    # Zeros in the draft: the first term is the same as in exact_distribution, so a token with q = 0 adds 0
+    # (token 2 of the first pair has p > 0, token 2 of the second has p = q = 0).
+    for p, q in [([0.5, 0.25, 0.25, 0.0], [0.25, 0.5, 0.0, 0.25]), ([0.5, 0.5, 0.0], [0.5, 0.5, 0.0])]:
+        got = vector(sol.naive_distribution(p, q), len(p), f"naive_distribution({p}, {q}) with a zero in q")
+        pa, qa = np.array(p), np.array(q)
+        want = np.minimum(pa, qa) + (1 - np.minimum(pa, qa).sum()) * pa
+        assert np.allclose(got, want), (f"naive_distribution({p}, {q}): a token with q = 0 contributes 0 through the "
+                                        f"first term; expected {want.tolist()}, got {got.tolist()}")
 
 
 def test_speculative_step_never_emits_impossible_tokens():
@@ -132,6 +140,13 @@ def test_empirical_exact_matches_p():
     assert math.isclose(freq.sum(), 1.0), f"frequencies should sum to 1, got {freq.sum()}"
     pvalue = chi_square_pvalue(freq * 1000, P)
     assert pvalue > ALPHA, f"the exact method should reproduce p = {P}, got {freq} (p-value {pvalue:.1e})"
+    # One frequency per token, also for a token that never comes out (the last one here has p = 0).
+    p, q = [0.6, 0.4, 0.0], [0.3, 0.3, 0.4]
+    freq = vector(sol.empirical(p, q, 100, 23), 3,
+                  f"empirical({p}, {q}, 100, 23), one frequency per token even if token 2 (p = 0) never comes out,")
+    assert freq[2] == 0 and math.isclose(freq.sum(), 1.0), (
+        f"empirical({p}, {q}, 100, 23): token 2 has p = 0 so its frequency is 0, and the frequencies sum to 1; "
+        f"got {freq.tolist()}")
 
 
 def test_empirical_naive_matches_naive_distribution():
