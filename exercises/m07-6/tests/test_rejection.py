@@ -430,9 +430,13 @@ def test_speculative_accepts_without_resampling():
 def test_speculative_rejects_bad_drafts():
     for x in (-1, -4, 4, 10):
         with pytest.raises(ValueError):
-            sol.speculative_step(P_HAND, Q_HAND, x, 0.5, 0.5)
-    with pytest.raises(ValueError):
-        sol.speculative_step(P_HAND, Q_HAND, 2, 0.5, 0.5)  # q[2] = 0: the draft cannot have proposed id 2
+            got = sol.speculative_step(P_HAND, Q_HAND, x, 0.5, 0.5)
+            raise AssertionError(f"section 3's p and q have ids 0 to 3: x = {x} should raise ValueError (negative ids "
+                                 f"do not wrap around), but speculative_step returned {got!r}")
+    with pytest.raises(ValueError):  # q[2] = 0: the draft cannot have proposed id 2
+        got = sol.speculative_step(P_HAND, Q_HAND, 2, 0.5, 0.5)
+        raise AssertionError(f"section 3's q gives id 2 probability 0, so the draft cannot have proposed x = 2: "
+                             f"ValueError expected, but speculative_step returned {got!r}")
     for x, u in [(x, u) for x in (1, 0) for u in (1.0, -0.5, math.nan)]:  # id 1 has r = 1/2, id 0 has r = 2
         with pytest.raises(ValueError):
             got = sol.speculative_step(P_HAND, Q_HAND, x, u, 0.5)
@@ -543,13 +547,27 @@ def test_rejection_sample_checks_the_envelope():
            ([0.5, 0.5], [0.5, 0.5], math.inf, "m infinite")]
     for p, q, m, what in bad:
         with pytest.raises(ValueError) as info:
-            sol.rejection_sample(p, q, m, source)
+            got = sol.rejection_sample(p, q, m, source)
+            raise AssertionError(f"rejection_sample(p = {p}, q = {q}, m = {m}) ({what}) should raise ValueError, "
+                                 f"but it returned {got!r}")
         assert str(info.value), f"the ValueError for {what} should say what is wrong"
     assert source.drawn == 0, "bad arguments must be rejected before any uniform is drawn"
     with pytest.raises(ValueError):
-        sol.rejection_sample([0.5, 0.5], [0.5, 0.5], 1.0, source, max_tries=0)
+        got = sol.rejection_sample([0.5, 0.5], [0.5, 0.5], 1.0, source, max_tries=0)
+        raise AssertionError(f"max_tries = 0 should raise ValueError (at least one try), but it returned {got!r}")
     got = tuple(sol.rejection_sample([0.25, 0.75], [0.25, 0.75], 1.0, Script([0.6, LAST_UNIFORM])))
     assert got == (1, 1), f"m = 1 with p == q is a valid envelope that always accepts; got {got}"
+    # The envelope rule compares p_i with the float64 product m * q_i: p[0] below is exactly 3 * 0.1 =
+    # 0.30000000000000004, so m = 3 is an envelope, although p[0] / q[0] rounds to 3.0000000000000004 > 3.
+    p, q = [3.0 * 0.1, 0.7], [0.1, 0.9]
+    try:
+        got = tuple(sol.rejection_sample(p, q, 3.0, Script([0.05, 0.5])))
+    except ValueError as exc:
+        got = f"ValueError: {exc}"
+    assert got == (0, 1), (f"p = {p}, q = {q}, m = 3: p[0] equals m * q[0] = {3.0 * 0.1!r} in float64, so m is an "
+                           "envelope (compare p_i with the product m * q_i, not p_i / q_i with m: that quotient "
+                           f"rounds to {p[0] / q[0]!r}); u1 = 0.05 proposes id 0 and u2 = 0.5 keeps it: expected "
+                           f"(0, 1), got {got}")
     # p = [1, 0], q = [1/2, 1/2], m = 2: a uniform of 0.75 always proposes id 1, which has p = 0.
     script = Script([0.75], repeat=True)
     with pytest.raises(RuntimeError):
