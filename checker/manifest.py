@@ -25,7 +25,15 @@ MILESTONE_RE = re.compile(r"^MS-[A-Z0-9]+(-[A-Z0-9]+)*$")
 
 
 class ManifestError(ValueError):
-    """A manifest, mutant or referenced file is wrong. The message starts with `path: field: `."""
+    """A manifest, mutant or referenced file is wrong: one or more lines `path:line: field: problem`.
+
+    `lines` holds each problem on its own (load() reports every test missing from the catalogue at once);
+    str() joins them with newlines.
+    """
+
+    def __init__(self, *lines: str):
+        super().__init__("\n".join(lines))
+        self.lines = list(lines)
 
 
 @dataclass(frozen=True)
@@ -155,13 +163,20 @@ def module_of(learner_path: str) -> str:
 
 
 class _Fields:
-    """Typed access to a TOML table that reports `file: field: problem` on any mistake."""
+    """Typed access to a TOML table that reports `file:line: field: problem` on any mistake.
 
-    def __init__(self, path: Path, table: dict[str, Any], prefix: str = ""):
-        self.path, self.table, self.prefix = path, table, prefix
+    `lines` maps field paths to lines of the file (see `field_lines`), so each message points at its field.
+    """
+
+    def __init__(self, path: Path, table: dict[str, Any], prefix: str = "", lines: dict[str, int] | None = None):
+        self.path, self.table, self.prefix, self.lines = path, table, prefix, lines or {}
+
+    def where(self, key: str) -> str:
+        """`path:line` of field `key` of this table (its table's line, or 1, when the key is not written)."""
+        return f"{rel(self.path)}:{locate(self.lines, self.prefix + key)}"
 
     def fail(self, key: str, problem: str) -> ManifestError:
-        return ManifestError(f"{rel(self.path)}: {self.prefix}{key}: {problem}")
+        return ManifestError(f"{self.where(key)}: {self.prefix}{key}: {problem}")
 
     def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., what: str = "") -> Any:
         if key not in self.table:
@@ -185,8 +200,8 @@ class _Fields:
         table = self.table[key] if index is None else self.table[key][index]
         label = f"{self.prefix}{key}" + (f"[{index}]" if index is not None else "")
         if not isinstance(table, dict):
-            raise ManifestError(f"{rel(self.path)}: {label}: expected a table")
-        return _Fields(self.path, table, label + ".")
+            raise ManifestError(f"{rel(self.path)}:{locate(self.lines, label)}: {label}: expected a table")
+        return _Fields(self.path, table, label + ".", self.lines)
 
     def tables(self, key: str) -> list["_Fields"]:
         items = self.table.get(key, [])
@@ -198,6 +213,118 @@ class _Fields:
         for key in self.table:
             if key not in allowed:
                 raise self.fail(key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+
+# ---- where a field is written: TOML field paths -> lines ----------------------------------------------------------
+
+_HEADER_RE = re.compile(r"^\s*(\[\[?)([^\[\]]+)\]\]?\s*(#.*)?$")
+_KEY_RE = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
+_LAST_PART_RE = re.compile(r"(\.[^.\[\]]+|\[\d+\])$")
+
+
+def _key_parts(key: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", key)]
+
+
+def _scan_value(text: str, depth: int, quote: str | None) -> tuple[int, str | None]:
+    """Carry (bracket depth, open multi-line string) across `text`: where a value that spans lines ends."""
+    i = 0
+    while i < len(text):
+        if quote in ('"""', "'''"):
+            if quote == '"""' and text[i] == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += 3
+                while i < len(text) and text[i] == quote[0]:  # up to two quotes may end the content
+                    i += 1
+                quote = None
+                continue
+            i += 1
+            continue
+        if quote:  # a one-line string
+            if quote == '"' and text[i] == "\\":
+                i += 2
+                continue
+            quote = None if text[i] == quote else quote
+            i += 1
+            continue
+        char = text[i]
+        if char == "#":
+            break
+        if text.startswith('"""', i) or text.startswith("'''", i):
+            quote = text[i:i + 3]
+            i += 3
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        i += 1
+    return depth, quote if quote in ('"""', "'''") else None
+
+
+def field_lines(text: str) -> dict[str, int]:
+    """Map each field path of a TOML document to the 1-based line that writes it.
+
+    Paths are spelt as messages spell them: `id`, `code.path`, `prompts[1].answer`, `prompts[1].feedback[0]`
+    (a table's header line), `tests` (the first `[[tests]]`). Lines inside multi-line strings and arrays are
+    not mistaken for keys. The key "" holds the line where a value left open at the end of the file began.
+    """
+    lines: dict[str, int] = {}
+    counts: dict[str, int] = {}  # array of tables (with its parents' indices) -> entries seen so far
+    table = ""
+    depth, quote, opened = 0, None, 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if depth > 0 or quote:
+            depth, quote = _scan_value(line, depth, quote)
+            continue
+        header = _HEADER_RE.match(line)
+        if header:
+            is_array = header.group(1) == "[["
+            parts = _key_parts(header.group(2))
+            path = ""
+            for i, part in enumerate(parts):
+                path = f"{path}.{part}" if path else part
+                if is_array and i == len(parts) - 1:
+                    index = counts.get(path, 0)
+                    counts[path] = index + 1
+                    lines.setdefault(path, number)
+                    path = f"{path}[{index}]"
+                elif path in counts:
+                    path = f"{path}[{counts[path] - 1}]"
+            table = path
+            lines.setdefault(table, number)
+            continue
+        key = _KEY_RE.match(line)
+        if key:
+            name = ".".join(_key_parts(key.group(1)))
+            lines.setdefault(f"{table}.{name}" if table else name, number)
+            depth, quote = _scan_value(line[key.end():], 0, None)
+            opened = number
+    if depth > 0 or quote:
+        lines[""] = opened
+    return lines
+
+
+def locate(lines: dict[str, int], field: str) -> int:
+    """Line of `field` in a `field_lines` map; else of the nearest enclosing table or key written; else 1."""
+    while field:
+        if field in lines:
+            return lines[field]
+        parent = _LAST_PART_RE.sub("", field)
+        field = "" if parent == field else parent
+    return 1
+
+
+def line_of_field(path: Path, field: str) -> int:
+    """Line of `field` (a path like `prompts[1].answer` or `edit[0].find`) in the TOML file at `path`."""
+    try:
+        return locate(field_lines(path.read_text(encoding="utf-8")), field)
+    except (OSError, UnicodeDecodeError):
+        return 1
 
 
 def rel(path: Path) -> str:
@@ -226,18 +353,25 @@ def _file(f: _Fields, key: str, folder: Path, default: str) -> Path:
     return path
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path) -> _Fields:
+    """The parsed file as a _Fields over its top-level table, with the line of every field."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ManifestError(f"{rel(path)}: file not found") from None
+    lines = field_lines(text)
+    try:
+        return _Fields(path, tomllib.loads(text), "", lines)
     except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(f"{rel(path)}: invalid TOML: {exc}") from None
+        found = re.search(r"at line (\d+)", str(exc))
+        # "at end of document": an unterminated string or array; point at where it began
+        line = int(found.group(1)) if found else lines.get("", max(1, len(text.splitlines())))
+        raise ManifestError(f"{rel(path)}:{line}: invalid TOML: {exc}") from None
 
 
 def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
     """Load `mutants/<name>.toml`: which test must fail, why, and the edits to the reference."""
-    f = _Fields(path, _read_toml(path))
+    f = _read_toml(path)
     f.unknown({"fails", "description", "pitfall", "edit"})
     fails = f.text("fails")
     if fails not in catalogue:
@@ -256,12 +390,12 @@ def load(folder: Path) -> Exercise:
     """Load and check one exercise folder. Raises ManifestError naming the file and field."""
     folder = folder.resolve()
     path = folder / "exercise.toml"
-    f = _Fields(path, _read_toml(path))
+    f = _read_toml(path)
     f.unknown({"id", "title", "kind", "page", "requires", "time_limit", "code", "tests", "prompts",
                "choices", "prompt_setup", "milestone", "used_by"})
     slug = folder.name
     if not SLUG_RE.match(slug):
-        raise ManifestError(f"{rel(folder)}: folder name must be kebab-case, like e7-3")
+        raise ManifestError(f"{f.where('id')}: folder {rel(folder)}: name must be kebab-case, like e7-3")
     ident = f.text("id")
     if not ID_RE.match(ident) or ident.lower().replace(".", "-") != slug:
         raise f.fail("id", f"{ident!r} does not match the folder name {slug!r} (E7.3 lives in e7-3)")
@@ -313,7 +447,8 @@ def load(folder: Path) -> Exercise:
         raise f.fail("tests", "the catalogue is empty")
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise f.fail("tests", f"duplicate test names: {', '.join(dupes)}")
+        second = [i for i, n in enumerate(names) if n == dupes[0]][1]
+        raise ManifestError(f"{f.where(f'tests[{second}].name')}: tests: duplicate test names: {', '.join(dupes)}")
 
     prompts = []
     for i, p in enumerate(f.tables("prompts")):
@@ -350,25 +485,28 @@ def load(folder: Path) -> Exercise:
         if sum(o.correct for o in options) != 1:
             raise c.fail("options", "exactly one option must have correct = true")
         choices.append(Choice(cid, ck, tuple(options), c.text("shows_prediction", ""), i))
-    ids = [x.id for x in prompts] + [x.id for x in choices]
-    dupes = sorted({n for n in ids if ids.count(n) > 1})
+    ids = [f"prompts[{x.index}]" for x in prompts] + [f"choices[{x.index}]" for x in choices]
+    values = [x.id for x in prompts] + [x.id for x in choices]
+    dupes = sorted({n for n in values if values.count(n) > 1})
     if dupes:
-        raise f.fail("prompts", f"duplicate prompt ids: {', '.join(dupes)}")
+        second = ids[[i for i, n in enumerate(values) if n == dupes[0]][1]]
+        raise ManifestError(f"{f.where(second + '.id')}: prompts: duplicate prompt ids: {', '.join(dupes)}")
     for c in choices:
         if c.shows_prediction and c.shows_prediction not in {x.id for x in choices if x.kind == "predict"}:
-            raise ManifestError(f"{rel(path)}: choices[{c.index}].shows_prediction: "
-                                f"no predict question with id {c.shows_prediction!r}")
+            raise f.fail(f"choices[{c.index}].shows_prediction",
+                         f"no predict question with id {c.shows_prediction!r}")
 
     tests_file = _file(code, "tests", folder, "tests/test_" + slug.replace("-", "_") + ".py")
     if not tests_file.name.startswith("test_"):
         raise code.fail("tests", "the hidden test file's name must start with test_")
-    defined = set(re.findall(r"^def (test_\w+)\(", tests_file.read_text(encoding="utf-8"), re.M))
-    missing = [n for n in names if n not in defined]
-    if missing:
-        raise f.fail("tests", f"in the catalogue but not defined in {rel(tests_file)}: {', '.join(missing)}")
-    extra = sorted(defined - set(names))
-    if extra:
-        raise f.fail("tests", f"defined in {rel(tests_file)} but missing from the catalogue: {', '.join(extra)}")
+    defined = test_definitions(tests_file)
+    # Every mismatch at once, each at its own line: the catalogue entry's name, or the test's def.
+    problems = [f"{f.where(f'tests[{i}].name')}: tests[{i}].name: in the catalogue but not defined in "
+                f"{rel(tests_file)}: {n}" for i, n in enumerate(names) if n not in defined]
+    problems += [f"{rel(tests_file)}:{line}: {n} is defined here but missing from the catalogue ([[tests]] in "
+                 f"{rel(path)})" for n, line in defined.items() if n not in names]
+    if problems:
+        raise ManifestError(*problems)
 
     mutants = tuple(load_mutant(m, set(names)) for m in sorted((folder / "mutants").glob("*.toml")))
     return Exercise(
@@ -382,24 +520,70 @@ def load(folder: Path) -> Exercise:
     )
 
 
-def load_all(root: Path = EXERCISES) -> dict[str, Exercise]:
-    """Every exercise under `root`, keyed by slug, with `requires` checked to name real exercises."""
-    found = {}
+def test_definitions(tests_file: Path) -> dict[str, int]:
+    """Test functions defined at the top level of a hidden test file -> the line of their `def`."""
+    text = tests_file.read_text(encoding="utf-8")
+    return {m.group(1): text.count("\n", 0, m.start()) + 1
+            for m in re.finditer(r"^def (test_\w+)\(", text, re.M)}
+
+
+def load_all(root: Path = EXERCISES, errors: list[str] | None = None) -> dict[str, Exercise]:
+    """Every exercise under `root`, keyed by slug, with `requires` checked to name real exercises.
+
+    Raises the first ManifestError; with an `errors` list, appends every problem's lines to it instead and
+    returns the exercises that loaded cleanly (the validator reports all broken exercises in one go, and still
+    validates the others).
+    """
+    found: dict[str, Exercise] = {}
+    broken: set[str] = set()  # slugs of folders that did not load
+    problems: list[str] = []
+
+    def report(exc: ManifestError) -> None:
+        if errors is None:
+            raise exc
+        problems.extend(exc.lines)
+
     for manifest in sorted(root.glob("*/exercise.toml")):
-        ex = load(manifest.parent)
+        try:
+            ex = load(manifest.parent)
+        except ManifestError as exc:
+            broken.add(manifest.parent.name)
+            report(exc)
+            continue
         found[ex.slug] = ex
+    changed = True
+    while changed:  # until no exercise is left requiring one that is missing (dropping one can orphan another)
+        changed = False
+        by_id = {ex.id: ex for ex in found.values()}
+        for ex in list(found.values()):
+            for i, req in enumerate(ex.requires):
+                if req in by_id:
+                    continue
+                slug = req.lower().replace(".", "-")
+                if slug in broken:  # its own error says why; this one only says what it stops
+                    problem = f"{req} did not load, so {ex.id} is not validated either"
+                else:
+                    problem = f"no exercise with id {req!r}"
+                report(ManifestError(f"{rel(ex.manifest)}:{line_of_field(ex.manifest, f'requires[{i}]')}: "
+                                     f"requires[{i}]: {problem}"))
+                broken.add(ex.slug)
+                found.pop(ex.slug)
+                changed = True
+                break
     by_id = {ex.id: ex for ex in found.values()}
-    for ex in found.values():
-        for i, req in enumerate(ex.requires):
-            if req not in by_id:
-                raise ManifestError(f"{rel(ex.manifest)}: requires[{i}]: no exercise with id {req!r}")
     for ex in found.values():  # "used by" a written exercise: that exercise must really build on this one
         for i, user in enumerate(ex.used_by):
             if user.id in by_id and ex.id not in by_id[user.id].requires:
-                raise ManifestError(f"{rel(ex.manifest)}: used_by[{i}].id: {user.id} exists but does not "
-                                    f"list {ex.id} in its requires")
-    for ex in found.values():  # a cycle would make dependency resolution loop forever
-        dependency_order(ex, by_id)
+                report(ManifestError(f"{rel(ex.manifest)}:{line_of_field(ex.manifest, f'used_by[{i}].id')}: "
+                                     f"used_by[{i}].id: {user.id} exists but does not list {ex.id} in its requires"))
+    for ex in list(found.values()):  # a cycle would make dependency resolution loop forever
+        try:
+            dependency_order(ex, by_id)
+        except ManifestError as exc:
+            report(exc)
+            found.pop(ex.slug, None)
+    if errors is not None:
+        errors.extend(dict.fromkeys(problems))  # a cycle is found from each of its members; say it once
     return found
 
 
@@ -410,7 +594,8 @@ def dependency_order(ex: Exercise, by_id: dict[str, Exercise]) -> list[Exercise]
 
     def visit(e: Exercise) -> None:
         if e.id in stack:
-            raise ManifestError(f"{rel(e.manifest)}: requires: dependency cycle {' -> '.join(stack + [e.id])}")
+            raise ManifestError(f"{rel(e.manifest)}:{line_of_field(e.manifest, 'requires')}: requires: "
+                                f"dependency cycle {' -> '.join(stack + [e.id])}")
         stack.append(e.id)
         for r in e.requires:
             dep = by_id[r]
