@@ -1,0 +1,574 @@
+"""The course-scale benchmark: what a course of many exercises costs its authors, measured on a generated one.
+
+    python -m bench.course [--count 100] [--small 8] [--keep DIR] [--out bench/results/course-latest.md]
+    (make bench-course)
+
+The course is generated in a temporary folder from the four real exercises (E7.3, M06.3, M07.1, M07.6), copied
+with new ids, pages, learner paths and import names, mutants included, until it has N exercises (the first N of
+the cycle). Copy k renames every id of the chapter E7 and of the modules M06/M07 by adding 100·k to its number
+(E7.3 -> E107.3, M07.6 -> M107.6, milestone MS-P6 -> MS-C1, docs/m07/ -> docs/m107/), and puts its learner files
+under python/tinyllm/c1/ (import names tinyllm.c1.*), so no two copies share an id, a page or a module. Each copy
+has its chapter definition, chapter overview and module map; the course's mkdocs.yml is the repository's, with
+absolute paths to the repository's hook and theme overrides and a nav listing every page.
+
+Then, for a small course and for the full one in the same run, it times the build (cold validation cache, then
+warm), validation (cold on one and two cores, then after one exercise changed), the live preview's rebuild after
+one page edit and after one exercise edit, the site's and the service worker's precache size, and the
+validation tier in Pyodide. bench/README.md says how each figure is taken. A benchmark, never a test: nothing
+here asserts a time, the targets are printed next to the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from checker import chapters as chapter_defs
+from checker import manifest
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCES = ("e7-3", "m06-3", "m07-1", "m07-6")  # one cycle, each after what it requires
+CHAPTER = "e7"                                  # the chapter definition E7.3 belongs to
+MODULE_MAP = "modules.md"                       # the module map of MS-P6, one per copy
+TEXT_SUFFIXES = (".py", ".toml", ".pyi", ".md")
+LINK_RE = re.compile(r"\[([^\]]*)\]\(([^)\s#]+\.md)(#[^)\s]*)?\)")
+
+
+# ---- generating a course ----------------------------------------------------------------------------------------
+
+def renamer(k: int):
+    """The text substitution of copy k: ids and folder names get +100·k, the milestone and the learner package
+    become the copy's own. Applied to every text file of the copy, so references stay consistent (a mutant's
+    `find` changes exactly as the reference does)."""
+    words = {"E7": f"E{7 + 100 * k}", "M06": f"M{6 + 100 * k:02d}", "M07": f"M{7 + 100 * k:02d}",
+             "L8": f"L{8 + 100 * k}", "L10": f"L{10 + 100 * k}"}
+    words |= {w.lower(): v.lower() for w, v in words.items() if not w.startswith("L")}
+    words["MS-P6"] = f"MS-C{k}"
+    ident = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9_])")
+    package = re.compile(r"\btinyllm([./])")
+
+    def rename(text: str) -> str:
+        text = ident.sub(lambda m: words[m.group(1)], text)
+        return package.sub(lambda m: f"tinyllm{m.group(1)}c{k}{m.group(1)}", text)
+
+    return rename
+
+
+def _rename_page(k: int):
+    base = renamer(k)
+    map_link = re.compile(r"(?<![\w-])" + re.escape(MODULE_MAP))
+    return lambda text: map_link.sub(_map_page(k), base(text))
+
+
+def _map_page(k: int) -> str:
+    return f"modules-c{k}.md"
+
+
+def _copy_tree(source: Path, target: Path, rename) -> None:
+    """Copy a folder, renaming the text of its text files and the names of its files and folders."""
+    for path in sorted(source.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        dest = target / Path(*(rename(part) for part in path.relative_to(source).parts))
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix in TEXT_SUFFIXES:
+            dest.write_text(rename(path.read_text(encoding="utf-8")), encoding="utf-8")
+        else:
+            shutil.copyfile(path, dest)
+
+
+def _write_page(source: Path, target: Path, rename) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(rename(source.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _unlink_missing(docs: Path) -> None:
+    """A copy cut short by N (say, E107.3 without M107.6) keeps its pages' links to exercises it does not have;
+    those become plain text, as an author would write them before the page exists."""
+    for page in docs.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+
+        def keep(match: re.Match) -> str:
+            return match.group(0) if (page.parent / match.group(2)).is_file() else match.group(1)
+
+        fixed = LINK_RE.sub(keep, text)
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+
+
+@dataclass
+class Generated:
+    """A generated course: its folder, config file and exercise ids (copy by copy)."""
+
+    root: Path
+    copies: list[list[str]] = field(default_factory=list)
+
+    @property
+    def config(self) -> Path:
+        return self.root / "mkdocs.yml"
+
+    @property
+    def exercises(self) -> Path:
+        return self.root / "exercises"
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def ids(self) -> list[str]:
+        return [i for copy in self.copies for i in copy]
+
+
+def generate(root: Path, count: int, repo: Path = REPO) -> Generated:
+    """Write a course of `count` exercises into `root` (which must not exist or be empty)."""
+    if count < 1:
+        raise ValueError("a course needs at least one exercise")
+    sources = manifest.load_all(repo / "exercises")
+    missing = [s for s in SOURCES if s not in sources]
+    if missing:
+        raise ValueError(f"exercises/{missing[0]}: missing; the generator copies {', '.join(SOURCES)}")
+    course = Generated(root)
+    exercises, docs = course.exercises, course.docs
+    chapter_file = repo / "exercises" / chapter_defs.FOLDER / f"{CHAPTER}.toml"
+    chapter = chapter_defs.load_chapter(chapter_file)
+    for k in range((count + len(SOURCES) - 1) // len(SOURCES)):
+        rename, rename_page = renamer(k), _rename_page(k)
+        slugs = SOURCES[: min(len(SOURCES), count - k * len(SOURCES))]
+        for slug in slugs:
+            ex = sources[slug]
+            _copy_tree(ex.folder, exercises / rename(slug), rename)
+            _write_page(repo / "docs" / ex.page, docs / rename(ex.page), rename_page)
+        # The chapter: its definition and shared sections, and its overview page.
+        folder = repo / "exercises" / chapter_defs.FOLDER
+        _write_page(chapter_file, exercises / chapter_defs.FOLDER / rename(chapter_file.name), rename)
+        _copy_tree(folder / CHAPTER, exercises / chapter_defs.FOLDER / rename(CHAPTER), rename)
+        _write_page(repo / "docs" / chapter.page, docs / rename(chapter.page), rename_page)
+        if any(sources[s].kind == "module" for s in slugs):
+            _write_page(repo / "docs" / MODULE_MAP, docs / _map_page(k), rename_page)
+        course.copies.append([rename(sources[s].id) for s in slugs])
+    shutil.copyfile(repo / "docs" / "progress.md", docs / "progress.md")
+    _write_home(course)
+    _unlink_missing(docs)
+    _write_config(course, repo)
+    return course
+
+
+def _write_home(course: Generated) -> None:
+    lines = ["---", 'title: "Generated course"', "---", "", "# Generated course", "",
+             f"A course of {len(course.ids)} exercises generated by `bench/course.py` from the four real ones, "
+             "for the course-scale benchmark.", ""]
+    for k, ids in enumerate(course.copies):
+        chapter = f"e{7 + 100 * k}/index.md"
+        modules = f" · [module map]({_map_page(k)})" if (course.docs / _map_page(k)).is_file() else ""
+        lines.append(f"- Copy {k}: [chapter E{7 + 100 * k}]({chapter}){modules} ({', '.join(ids)})")
+    (course.docs / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _nav(course: Generated) -> list:
+    exercises = {e.id: e for e in manifest.load_all(course.exercises).values()}
+    chapters = chapter_defs.load_chapters(course.exercises, manifest.load_all(course.exercises))
+    nav: list = [{"Home": "index.md"}]
+    for k, ids in enumerate(course.copies):
+        chapter = chapters[f"E{7 + 100 * k}"]
+        lessons = [{f"{i} {exercises[i].title}": exercises[i].page} for i in chapter.lessons if i in ids]
+        nav.append({f"C{k} {chapter.id} {chapter.title}": [{"Chapter overview": chapter.page}, *lessons]})
+        modules = [{f"{i} {exercises[i].title}": exercises[i].page} for i in ids if exercises[i].kind == "module"]
+        if modules:
+            nav.append({f"C{k} Modules": [{"Module map": _map_page(k)}, *modules]})
+    nav.append({"Your progress": "progress.md"})
+    return nav
+
+
+def _write_config(course: Generated, repo: Path) -> None:
+    """The repository's mkdocs.yml, pointed at the generated pages, with absolute paths to what stays in the
+    repository (the hook and the theme overrides) and to the course folder for snippets."""
+    config = yaml.safe_load((repo / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["site_name"] = f"generated course ({len(course.ids)} exercises)"
+    config["docs_dir"] = "docs"
+    config["site_dir"] = str(course.root / "site")
+    config["theme"]["custom_dir"] = str(repo / "overrides")
+    config["hooks"] = [str(repo / "tools" / "mkdocs_hooks.py")]
+    extensions = []
+    for item in config["markdown_extensions"]:
+        if isinstance(item, dict) and "pymdownx.snippets" in item:
+            item = {"pymdownx.snippets": {**item["pymdownx.snippets"], "base_path": [str(course.root)]}}
+        if isinstance(item, dict) and "mdwidgets" in item:
+            item = {"mdwidgets": {k: v for k, v in item["mdwidgets"].items() if k != "exercises"}}
+        extensions.append(item)
+    config["markdown_extensions"] = extensions
+    config["nav"] = _nav(course)
+    course.config.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=120),
+                             encoding="utf-8")
+
+
+# ---- measuring --------------------------------------------------------------------------------------------------
+
+PY = sys.executable
+SNAPSHOT_CACHE = REPO / ".cache" / "snapshot"
+PYODIDE_SCRIPT = REPO / "tests" / "pyodide" / "validate_in_pyodide.mjs"
+POLL = 0.1  # seconds between two looks at the preview's state
+
+
+class BenchError(Exception):
+    """A step of the benchmark failed: the generated course did not validate or build, or a tool crashed."""
+
+
+def _env(cache: Path | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"}
+    if cache is not None:
+        env["TL_VALIDATE_CACHE"] = str(cache)
+    return env
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Run a command from the repository; (wall seconds, CPU seconds of it and its children, the process). A
+    failure stops the benchmark with the output's tail. CPU time is what a busy machine cannot distort."""
+    started, cpu = time.perf_counter(), _cpu()
+    proc = subprocess.run(cmd, cwd=REPO, env=env or _env(), capture_output=True, text=True)
+    seconds, cpu = time.perf_counter() - started, _cpu() - cpu
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
+        raise BenchError(f"{' '.join(map(str, cmd))} exited with {proc.returncode}:\n{tail}")
+    return seconds, cpu, proc
+
+
+def _validate(course: Generated, jobs: int, cache: Path | None = None) -> dict:
+    """`checker validate` over the whole course: wall and CPU seconds, and how many exercises it validated
+    (rather than found in the cache)."""
+    cmd = [PY, "-m", "checker", "validate", "--root", str(course.exercises), "--jobs", str(jobs)]
+    seconds, cpu, proc = _run(cmd + (["--cache", str(cache)] if cache else []))
+    return {"s": seconds, "cpu_s": cpu, "validated": len(re.findall(r"^[a-z0-9-]+: ok \(", proc.stdout, re.M))}
+
+
+def _build(course: Generated, cache: Path) -> dict:
+    seconds, cpu, _ = _run([PY, "-m", "mkdocs", "build", "--strict", "-f", str(course.config)], _env(cache))
+    return {"s": seconds, "cpu_s": cpu}
+
+
+def _append(path: Path, line: str) -> None:
+    """An edit that changes a file's content but not its meaning: a comment in Python, a paragraph in Markdown."""
+    with path.open("a", encoding="utf-8") as f:
+        f.write(f"\n# {line}\n" if path.suffix == ".py" else f"\n{line}\n")
+
+
+def _medians(runs: list[dict]) -> dict:
+    """The median of each timing over runs, the largest count, and the runs themselves."""
+    def timing(key: str) -> bool:
+        return key == "s" or key.endswith("_s")
+
+    out = {key: (statistics.median if timing(key) else max)(r[key] for r in runs) for key in runs[0]}
+    return {**out, "runs": runs}
+
+
+class Preview:
+    """`python -m tools.preview` on the generated course, on a free port, stopped (its process group) on exit."""
+
+    def __init__(self, course: Generated, cache: Path):
+        cmd = [PY, "-m", "tools.preview", "--config", str(course.config), "--port", "0",
+               "--out", str(course.root / "preview")]
+        self.proc = subprocess.Popen(cmd, cwd=REPO, env=_env(cache), stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.output: list[str] = []
+        for line in self.proc.stdout:  # the first line names the port; the rest is drained by a thread
+            self.output.append(line)
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            if match:
+                self.base = f"http://127.0.0.1:{match.group(1)}/"
+                break
+        else:
+            raise BenchError("tools.preview exited before serving:\n" + "".join(self.output[-20:]))
+        threading.Thread(target=lambda: self.output.extend(self.proc.stdout), daemon=True).start()
+
+    def get(self, path: str) -> bytes:
+        with urllib.request.urlopen(self.base + path, timeout=30) as response:
+            return response.read()
+
+    def state(self) -> dict:
+        return json.loads(self.get("__preview/state"))
+
+    def wait(self, done, timeout: float) -> dict:
+        """Poll the state until `done(state)` holds for a finished build; a failed build stops the benchmark."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.state()
+            if not state["building"] and state["errors"]:
+                raise BenchError("the preview's build failed:\n" + "\n".join(state["errors"][:20]))
+            if not state["building"] and done(state):
+                return state
+            time.sleep(POLL)
+        raise BenchError(f"the preview did not finish within {timeout:g} s:\n" + "".join(self.output[-20:]))
+
+    def edit_and_wait(self, path: Path, url: str, marker: str, timeout: float) -> dict:
+        """Edit `path`, then wait until the preview serves `url` with the edit; seconds from the save, the
+        builds it took (more than one when another change landed meanwhile) and the build's own time."""
+        before = self.state()["version"]
+        started = time.perf_counter()
+        _append(path, marker)
+        state = self.wait(lambda s: s["version"] > before and marker.encode() in self.get(url), timeout)
+        return {"s": time.perf_counter() - started, "builds": state["version"] - before, "build_s": state["ms"] / 1000}
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)  # the preview stops its server and removes its temp folder
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def _page_url(page: str) -> str:
+    """The URL of a page under use_directory_urls: e107/rejection-correction.md -> e107/rejection-correction/."""
+    return "" if page == "index.md" else page.removesuffix("index.md").removesuffix(".md").rstrip("/") + "/"
+
+
+def _targets(course: Generated) -> dict[str, manifest.Exercise]:
+    """The exercises the benchmark edits: the last copy's lesson and the heaviest module (M07.6's last copy, or
+    the last module of a course too small to have one)."""
+    exercises = {e.id: e for e in manifest.load_all(course.exercises).values()}
+    lessons = [i for i in course.ids if exercises[i].kind == "lesson"]
+    heavy = [i for i in course.ids if i.endswith(".6") and i.startswith("M")] or course.ids
+    return {"lesson": exercises[lessons[-1]], "module": exercises[heavy[-1]]}
+
+
+def _sizes(site: Path) -> dict[str, int]:
+    """Bytes of the built site, and of the files the service worker precaches (PRECACHE in sw.js)."""
+    files = [p for p in site.rglob("*") if p.is_file()]
+    pyodide = site / "assets" / "pyodide"
+    head = (site / "sw.js").read_text(encoding="utf-8").split("\n", 1)[0]
+    listed = json.loads(head.removeprefix("const PRECACHE = ").rstrip(";"))["files"]
+    paths = [site / url / "index.html" if url == "" or url.endswith("/") else site / url for url in listed]
+    return {"site_bytes": sum(p.stat().st_size for p in files), "site_files": len(files),
+            "site_bytes_without_pyodide": sum(p.stat().st_size for p in files if pyodide not in p.parents),
+            "precache_bytes": sum(p.stat().st_size for p in paths), "precache_files": len(paths),
+            "precache_bytes_without_pyodide": sum(p.stat().st_size for p in paths if pyodide not in p.parents)}
+
+
+def _pyodide(course: Generated) -> dict:
+    """The Pyodide tier's validation of the whole course. validate_in_pyodide.mjs validates `<repo>/exercises`
+    with the checker it finds in `<repo>`, so the course folder gets a copy of checker/ and stands in for it."""
+    shutil.copytree(REPO / "checker", course.root / "checker", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    seconds, cpu, proc = _run(["node", str(PYODIDE_SCRIPT), str(course.root),
+                               str(course.root / "site" / "assets" / "pyodide")])
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    if report["errors"]:
+        raise BenchError("validation in Pyodide failed:\n" + "\n".join(report["errors"][:20]))
+    return {"s": seconds, "cpu_s": cpu, "start_s": report["timing"]["startMs"] / 1000,
+            "validate_s": report["timing"]["validateMs"] / 1000, "exercises": len(report["outcomes"])}
+
+
+def measure(course: Generated, repeat: int, log=print) -> dict:
+    """Every figure for one generated course; raw runs kept, see bench/README.md for what each one is."""
+    n = len(course.ids)
+    out: dict = {"n": n, "load_average": os.getloadavg(), "repeat": repeat}
+    cache = course.root / "cache"
+
+    def step(name: str, value):
+        out[name] = value
+        shown = {k: round(v, 2) if isinstance(v, float) else v for k, v in value.items() if k != "runs"}
+        log(f"N={n} {name}: {shown}")
+
+    step("validate_cold_jobs2", _validate(course, 2))
+    step("validate_cold_jobs1", _validate(course, 1))
+    step("build_cold", _build(course, cache))
+    step("build_warm", _medians([_build(course, cache) for _ in range(repeat)]))
+    step("validate_cached", _medians([_validate(course, 2, cache) for _ in range(repeat)]))
+    targets = _targets(course)
+    for kind, ex in targets.items():
+        runs = []
+        for i in range(repeat):
+            _append(ex.tests_file, f"bench-course edit {i} {time.time_ns()}")
+            runs.append(_validate(course, 2, cache))
+        step(f"validate_changed_{kind}", {"id": ex.id, **_medians(runs)})
+    step("sizes", _sizes(course.root / "site"))
+    preview = Preview(course, cache)
+    try:
+        started = time.perf_counter()
+        first = preview.wait(lambda s: s["root"] is not None, timeout=1800)
+        step("preview_first_build", {"s": time.perf_counter() - started, "build_s": first["ms"] / 1000})
+        page = targets["lesson"].page
+        edits = {"page": (course.docs / page, _page_url(page)),
+                 "exercise": (targets["module"].tests_file, f"assets/tl/exercises/{targets['module'].slug}.json")}
+        for kind, (path, url) in edits.items():
+            runs = [preview.edit_and_wait(path, url, f"bench-course-{kind}-edit-{i}-{time.time_ns()}", 1800)
+                    for i in range(repeat)]
+            step(f"preview_{kind}", {"file": str(path.relative_to(course.root)), **_medians(runs)})
+    finally:
+        preview.close()
+    step("pyodide_validate", _pyodide(course))
+    return out
+
+
+# ---- the report -------------------------------------------------------------------------------------------------
+
+def _s(row: str, field: str = "s"):
+    return lambda r: r[row][field]
+
+
+def _size(field: str):
+    return lambda r: r["sizes"][field]
+
+
+def _speedup(r: dict) -> float:
+    return r["validate_cold_jobs1"]["s"] / r["validate_cold_jobs2"]["s"]
+
+
+# (label, value of a size's results, unit, how it is taken, target). bench/README.md explains each row.
+ROWS = (
+    ("cold build (`mkdocs build --strict`, empty validation cache)", _s("build_cold"), "s", "1 run", ""),
+    ("warm build (the same again, nothing changed)", _s("build_warm"), "s", "median", ""),
+    ("cold validation, `--jobs 2` (the CPython tier, `make validate`)", _s("validate_cold_jobs2"), "s", "1 run",
+     "< 300 s at N = 100"),
+    ("… CPU time of all its processes", _s("validate_cold_jobs2", "cpu_s"), "s", "1 run", ""),
+    ("cold validation, `--jobs 1`", _s("validate_cold_jobs1"), "s", "1 run", ""),
+    ("… one core's time over two cores' time", _speedup, "x", "", "2× at best"),
+    ("validation with the cache, nothing changed", _s("validate_cached"), "s", "median", ""),
+    ("validation after one lesson changed (its last copy)", _s("validate_changed_lesson"), "s", "median", "< 5 s"),
+    ("validation after M07.6's last copy changed (55 mutants)", _s("validate_changed_module"), "s", "median", "< 5 s"),
+    ("preview: first build (front end bundled, cache warm)", _s("preview_first_build"), "s", "1 run", ""),
+    ("preview: one page edited → served", _s("preview_page"), "s", "median", "< 5 s"),
+    ("… of which the build", _s("preview_page", "build_s"), "s", "median", ""),
+    ("preview: M07.6's copy edited (a test's comment) → re-validated, served", _s("preview_exercise"), "s",
+     "median", "< 5 s"),
+    ("… of which the build", _s("preview_exercise", "build_s"), "s", "median", ""),
+    ("site size", _size("site_bytes"), "B", "", ""),
+    ("… without Pyodide (`assets/pyodide/`)", _size("site_bytes_without_pyodide"), "B", "", ""),
+    ("service worker precache", _size("precache_bytes"), "B", "", ""),
+    ("… without Pyodide", _size("precache_bytes_without_pyodide"), "B", "", ""),
+    ("… files precached", _size("precache_files"), "n", "", ""),
+    ("validation in Pyodide under Node.js (the Pyodide tier)", _s("pyodide_validate"), "s", "1 run", ""),
+    ("… of which loading Pyodide, numpy and pytest", _s("pyodide_validate", "start_s"), "s", "1 run", ""),
+    ("generating the course", lambda r: r["generate_s"], "s", "1 run", ""),
+)
+
+
+def _fmt(value: float, unit: str, per: bool = False) -> str:
+    if unit == "B":
+        return f"{value / 1e3:,.1f} kB" if per or abs(value) < 1e6 else f"{value / 1e6:,.2f} MB"
+    if unit == "x":
+        return f"{value:.2f}×"
+    if unit == "n":
+        return f"{value:,.1f}" if per else f"{value:,.0f}"
+    return f"{value:,.3f} s" if per else f"{value:,.2f} s" if value < 100 else f"{value:,.0f} s"
+
+
+def report(results: dict, meta: dict) -> str:
+    """The Markdown report: one row per figure, one column per course size, and the growth per exercise."""
+    sizes = sorted(results, key=int)
+    head = "| figure | " + " | ".join(f"N = {n}" for n in sizes)
+    growth = len(sizes) == 2
+    head += " | per exercise | target | runs |" if growth else " | target | runs |"
+    lines = ["# Course-scale benchmark", "",
+             f"`python -m bench.course {meta['args']}` on {meta['date']}, commit {meta['commit']}, "
+             f"{meta['cpus']} cores.", "",
+             head, "|---|" + "---:|" * len(sizes) + ("---:|" if growth else "") + "---|---|"]
+    for label, value, unit, how, target in ROWS:
+        values = [value(results[n]) for n in sizes]
+        cells = [_fmt(v, unit) for v in values]
+        if growth:
+            low, high = (int(n) for n in sizes)
+            cells.append("" if unit == "x" else _fmt((values[1] - values[0]) / (high - low), unit, per=True))
+        runs = f"median of {results[sizes[0]]['repeat']}" if how == "median" else how
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {target} | {runs} |")
+    lines += ["", "Per exercise: the difference between the two sizes divided by the difference in exercises. "
+              "bench/README.md says how each figure is taken.", ""]
+    for n in sizes:
+        r = results[n]
+        load = ", ".join(f"{x:.2f}" for x in r["load_average"])
+        lines.append(f"- N = {n}: load average {load} at the start; the lesson edited is "
+                     f"{r['validate_changed_lesson']['id']}, the module {r['validate_changed_module']['id']} "
+                     f"(re-validated: {r['validate_changed_lesson']['validated']} and "
+                     f"{r['validate_changed_module']['validated']} exercise(s) of {n}; with nothing changed: "
+                     f"{r['validate_cached']['validated']}); preview builds per edit: "
+                     f"{max(x['builds'] for k in ('preview_page', 'preview_exercise') for x in r[k]['runs'])} "
+                     "at most (more than 1 means another change landed during the wait).")
+    lines += [f"- {meta['snapshot']}", *[f"- {note}" for note in meta["notes"]]]
+    return "\n".join(lines) + "\n"
+
+
+def _snapshots() -> set[str]:
+    return {p.name for p in SNAPSHOT_CACHE.iterdir()} if SNAPSHOT_CACHE.is_dir() else set()
+
+
+NOTES = (
+    "Validation runs each reference suite 5 times in fresh processes (the flakiness check), as `make validate` "
+    "and the build do.",
+    "Not measured: the end-to-end tier (headless Chromium; this benchmark starts no browser) and the unit and "
+    "JavaScript tiers, which run on fixture courses under tests/ and do not grow with the course.",
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.course", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=100, help="exercises in the full course (default 100)")
+    parser.add_argument("--small", type=int, default=8, help="exercises in the small course measured in the same "
+                        "run, to show the growth per exercise (default 8; 0 for none)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each cheap figure (default 3)")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="generate into DIR/n<N>/ and keep the courses")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "course-latest.md",
+                        help="the Markdown report; the JSON goes next to it (default bench/results/course-latest.md)")
+    parser.add_argument("--generate-only", action="store_true", help="write the course(s) and stop")
+    args = parser.parse_args(argv)
+    sizes = sorted({n for n in (args.small, args.count) if n > 0})
+    base = (args.keep or Path(tempfile.mkdtemp(prefix="tl-course-"))).resolve()
+    before = _snapshots()
+    results: dict[str, dict] = {}
+    try:
+        for n in sizes:
+            root = base / f"n{n}"
+            shutil.rmtree(root, ignore_errors=True)
+            started = time.perf_counter()
+            course = generate(root, n)
+            generated = time.perf_counter() - started
+            print(f"N={n}: generated in {root} ({generated:.2f} s)", flush=True)
+            if args.generate_only:
+                continue
+            results[str(n)] = measure(course, args.repeat, log=lambda line: print(line, flush=True))
+            results[str(n)]["generate_s"] = generated
+    except BenchError as exc:
+        print(f"bench.course: {exc}\n(the generated course is kept in {base})", file=sys.stderr)
+        return 1
+    if args.generate_only:
+        return 0
+    after = _snapshots()
+    meta = {"args": " ".join(argv if argv is not None else sys.argv[1:]) or "(defaults)",
+            "date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(), "notes": list(NOTES),
+            "commit": subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
+                                     text=True).stdout.strip(),
+            "snapshot": ("The Pyodide memory snapshot (.cache/snapshot) was warm: every build reused it."
+                         if after <= before else "The Pyodide memory snapshot was made during this run (cold "
+                         "cache): the first build includes making it.")}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report(results, meta), encoding="utf-8")
+    args.out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n",
+                                             encoding="utf-8")
+    print(f"wrote {args.out} and {args.out.with_suffix('.json').name}")
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
