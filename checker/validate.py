@@ -1,58 +1,99 @@
 """Exercise validation: prove every exercise folder consistent before anything ships.
 
-For each exercise: the reference passes every hidden test, the starter does not, every mutant fails the test it
-names, and every numeric prompt's answer equals what the reference code computes. Problems are reported as
-`path:line: message` so an editor can jump to them. The same module runs inside Pyodide (see
-`web/test/pyodide-parity.test.mjs`), which proves the suite behaves the same in both runtimes.
+For each exercise: every file compiles, the reference passes every hidden test (in several fresh processes, with
+the same outcome each time), the starter does not, every mutant fails the test it names, every numeric prompt's
+answer equals what the reference code computes, and the suite fits its time limit in the browser. Problems are
+reported as one line each, `path:line: message`, so an editor can jump to them; nothing here prints a traceback.
+
+Why fresh processes: a hidden test that draws from an unseeded generator (or depends on hash order, or on state
+left by an earlier run) passes or fails by luck; only runs that share nothing show that, and a lucky pass must
+never be cached. Exercises are validated in parallel, each run in its own interpreter, because the judge changes
+process-wide state (sys.path, sys.modules) and is not thread-safe; the threads here only wait for children.
+
+The same module runs inside Pyodide (tests/pyodide), where there are no subprocesses: there everything runs
+in this process, one exercise after another.
 """
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import hashlib
 import json
 import math
+import os
 import re
+import statistics
+import subprocess
 import sys
 import tempfile
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import judge, manifest
 from .manifest import Exercise, ManifestError, Mutant, rel
 
+IN_PYODIDE = sys.platform == "emscripten"
+DEFAULT_RUNS = 1 if IN_PYODIDE else 5  # reference runs per exercise, each in a fresh process
+DEFAULT_FACTOR = 2.5                   # browser time / CPython time when nothing was measured (README: 2-2.5x)
+FACTOR_FILE = manifest.REPO / ".cache" / "validate" / "pyodide-factor.json"  # written by tests/pyodide
+BOOT_LIMIT = 60.0  # seconds a child may take beyond its tests' time limits (start-up on a loaded machine)
+
 
 @dataclass
 class Report:
-    """What validation found for one exercise; `outcomes` records every verdict for parity checks."""
+    """What validation found for one exercise; `outcomes` records every verdict for parity checks.
+
+    `failing` holds the reference's failed tests (test name -> error line) apart from `errors` until the runs
+    are compared: a test that fails in some runs only is reported as flaky instead.
+    """
 
     slug: str
+    id: str = ""
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     outcomes: dict[str, dict[str, str]] = field(default_factory=dict)
-    durations: dict[str, float] = field(default_factory=dict)  # ms per test of the reference's run, this Python
+    durations: dict[str, float] = field(default_factory=dict)  # ms per test of the reference's first run
+    suite_runs: list[float] = field(default_factory=list)      # ms of the whole reference suite, per run
+    failing: dict[str, str] = field(default_factory=dict)
+    estimate: float | None = None                              # seconds the suite takes in the browser
+    cached: bool = False
+
+    @property
+    def suite_ms(self) -> float | None:
+        """The reference suite's time on this Python: the median of its runs (one slow run is noise)."""
+        return statistics.median(self.suite_runs) if self.suite_runs else None
 
     def timing(self) -> str:
-        """What the reference's hidden suite costs here: learners wait for it on every Check (several times
-        longer in the browser's WebAssembly than on CPython)."""
-        if not self.durations:
+        """What the reference's hidden suite costs: learners wait for it on every Check, slower in the browser."""
+        if self.suite_ms is None:
             return ""
-        slowest = max(self.durations, key=self.durations.get)
-        return (f"; reference suite {sum(self.durations.values()):.0f} ms, slowest {slowest} "
-                f"{self.durations[slowest]:.0f} ms")
+        runs = len(self.suite_runs)
+        text = f"; reference suite {self.suite_ms:.0f} ms" + (f" (median of {runs} runs)" if runs > 1 else "")
+        if self.durations:
+            slowest = max(self.durations, key=self.durations.get)
+            text += f", slowest {slowest} {self.durations[slowest]:.0f} ms"
+        if self.estimate is not None:
+            text += f"; ~{_duration(self.estimate)} in the browser"
+        return text
+
+    def finish(self) -> "Report":
+        """Move the reference's failures into `errors` (once every run has been compared)."""
+        self.errors[:0] = self.failing.values()
+        self.failing = {}
+        return self
 
 
-def line_of(path: Path, needle: str, occurrence: int = 0, key: bool = False) -> int:
-    """1-based line of the `occurrence`-th line containing `needle` (1 when absent).
+def _seconds(value: float) -> str:
+    return f"{value:.1f}" if value >= 1 else f"{value:.2f}"
 
-    With key=True, only lines that assign the TOML key `needle` count (`find = ...`, not prose mentioning it).
-    """
-    seen = 0
-    pattern = re.compile(rf"^\s*{re.escape(needle)}\s*=")
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if (pattern.match(line) if key else needle in line):
-            if seen == occurrence:
-                return number
-            seen += 1
-    return 1
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds >= 1 else f"{seconds * 1000:.0f} ms"
+
+
+# ---- where things are -------------------------------------------------------------------------------------------
 
 def apply_mutant(reference: str, mutant: Mutant) -> str:
     """The reference with the mutant's edits applied; each `find` must occur exactly once."""
@@ -60,17 +101,75 @@ def apply_mutant(reference: str, mutant: Mutant) -> str:
     for i, edit in enumerate(mutant.edits):
         count = text.count(edit.find)
         if count != 1:
-            where = f"{rel(mutant.path)}:{line_of(mutant.path, 'find', i, key=True)}"
+            where = f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, f'edit[{i}].find')}"
             raise ManifestError(f"{where}: edit[{i}].find occurs {count} times in the reference (needs exactly 1)")
         text = text.replace(edit.find, edit.replace)
     return text
 
 
+def mutant_syntax_error(reference: str, mutant: Mutant, filename: str) -> str:
+    """'' when the mutated reference compiles, else one line at the `replace` that broke it.
+
+    The edits are applied one at a time and the first one after which the code no longer compiles is blamed
+    (a later edit can only be innocent of an error that already exists).
+    """
+    try:
+        compile(apply_mutant(reference, mutant), filename, "exec", dont_inherit=True)
+        return ""
+    except SyntaxError:
+        pass
+    text = reference
+    for i, edit in enumerate(mutant.edits):
+        text = text.replace(edit.find, edit.replace)
+        try:
+            compile(text, filename, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            shown = (text.splitlines()[exc.lineno - 1].strip() if exc.lineno and
+                     exc.lineno <= len(text.splitlines()) else "")
+            where = f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, f'edit[{i}].replace')}"
+            return (f"{where}: mutant {mutant.name} does not compile: {exc.msg} at line {exc.lineno} of the "
+                    f"reference after edit[{i}]" + (f": {shown!r}" if shown else ""))
+    return ""
+
+
+def _setup_line(ex: Exercise, lineno: int) -> int:
+    """The manifest line of line `lineno` of `prompt_setup` (a TOML string that starts on its key's line)."""
+    key = manifest.line_of_field(ex.manifest, "prompt_setup")
+    first = ex.manifest.read_text(encoding="utf-8").splitlines()[key - 1]
+    starts_below = re.search(r"=\s*(\"\"\"|''')\s*$", first) is not None  # TOML drops that first newline
+    return key + lineno - (0 if starts_below else 1)
+
+
+def syntax_errors(ex: Exercise) -> dict[str, str]:
+    """Which of the exercise's Python sources do not compile: role -> one `path:line:` error."""
+    found = {}
+    for role, what, path in (("starter", "the starter does", ex.starter),
+                             ("reference", "the reference does", ex.reference),
+                             ("tests", "the hidden tests do", ex.tests_file)):
+        try:
+            compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            found[role] = f"{rel(path)}:{exc.lineno or 1}: {what} not compile: {type(exc).__name__}: {exc.msg}"
+        except ValueError as exc:  # source with NUL bytes
+            found[role] = f"{rel(path)}:1: {what} not compile: {exc}"
+    if ex.prompt_setup:
+        try:
+            compile(ex.prompt_setup, "prompt_setup", "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            found["prompt_setup"] = (f"{rel(ex.manifest)}:{_setup_line(ex, exc.lineno or 1)}: prompt_setup does "
+                                     f"not compile: {type(exc).__name__}: {exc.msg}")
+    return found
+
+
 def dependency_files(ex: Exercise, exercises: dict[str, Exercise]) -> dict[str, str]:
     """Reference code of every exercise `ex` requires, transitively, keyed by import path."""
+    return {path: file.read_text(encoding="utf-8") for path, file in dependency_paths(ex, exercises).items()}
+
+
+def dependency_paths(ex: Exercise, exercises: dict[str, Exercise]) -> dict[str, Path]:
+    """The reference file of every exercise `ex` requires, transitively, keyed by import path."""
     by_id = {e.id: e for e in exercises.values()}
-    return {dep.import_path: dep.reference.read_text(encoding="utf-8")
-            for dep in manifest.dependency_order(ex, by_id)}
+    return {dep.import_path: dep.reference for dep in manifest.dependency_order(ex, by_id)}
 
 
 def run_solution(ex: Exercise, source: str, deps: dict[str, str], workdir: str, only=()) -> dict:
@@ -81,15 +180,54 @@ def run_solution(ex: Exercise, source: str, deps: dict[str, str], workdir: str, 
         names=ex.test_names(), time_limit=ex.time_limit, only=only)
 
 
-def _where(ex: Exercise, test: dict, fallback: Path) -> str:
-    loc = test.get("where", "")
-    if loc.startswith(ex.import_path + ":"):
-        return f"{rel(ex.reference)}:{loc.rsplit(':', 1)[1]}"
-    if loc and ":" in loc:
-        name, line = loc.rsplit(":", 1)
-        return f"{rel(ex.tests_file.parent / name)}:{line}"
-    return f"{rel(fallback)}:1"
+def _file_of(ex: Exercise, files: dict[str, Path], shown: str) -> Path | None:
+    """The repository file behind a name the judge uses in `where` and tracebacks (import path or test file)."""
+    if shown in files:
+        return files[shown]
+    if shown == ex.tests_file.name:
+        return ex.tests_file
+    return None
 
+
+def _test_location(ex: Exercise, test: dict, files: dict[str, Path]) -> str:
+    """`path:line` where a reference test failed: the judge's `where`, else the test's def."""
+    name, _, line = test.get("where", "").rpartition(":")
+    path = _file_of(ex, files, name)
+    if path and line.isdigit():
+        return f"{rel(path)}:{line}"
+    return f"{rel(ex.tests_file)}:{manifest.test_definitions(ex.tests_file).get(test['name'], 1)}"
+
+
+def _reference_errors(ex: Exercise, result: dict, files: dict[str, Path], report: Report) -> None:
+    """One line for a reference that does not import or whose tests do not start; one per failed test."""
+    if result["status"] == "passed":
+        return
+    trace = result.get("traceback", "")
+    if "durations" not in result and not trace.startswith("The hidden tests could not start"):
+        frames = [(f, int(n)) for f, n in re.findall(r'File "([^"]+)", line (\d+)', trace)
+                  if _file_of(ex, files, f)]
+        path, line = (_file_of(ex, files, frames[-1][0]), frames[-1][1]) if frames else (ex.reference, 1)
+        last = ([ln.strip() for ln in trace.splitlines() if ln.strip()] or ["(no traceback)"])[-1]
+        what = "does not finish importing" if result["status"] == "timeout" else "does not run"
+        report.errors.append(f"{rel(path)}:{line}: the reference {what}: {last}")
+        return
+    if trace.startswith("The hidden tests could not start"):
+        problem = trace.splitlines()[1] if len(trace.splitlines()) > 1 else trace
+        line = 1
+        name = re.search(r"cannot import name '(\w+)'", problem)
+        if name:  # the import line of the missing name
+            source = ex.tests_file.read_text(encoding="utf-8").splitlines()
+            line = next((n for n, text in enumerate(source, 1) if "import" in text and name.group(1) in text), 1)
+        report.errors.append(f"{rel(ex.tests_file)}:{line}: the hidden tests do not start against the reference: "
+                             f"{problem}")
+        return
+    for t in result["tests"]:
+        if t["outcome"] != "passed":
+            report.failing[t["name"]] = (f"{_test_location(ex, t, files)}: the reference fails {t['name']}: "
+                                         f"{t['message']}")
+
+
+# ---- prompts ------------------------------------------------------------------------------------------------------
 
 def _numbers(value) -> list[float] | None:
     """A scalar, list or array as a list of floats; None when it is not numeric."""
@@ -115,116 +253,388 @@ def check_prompts(ex: Exercise, deps: dict[str, str], report: Report) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         judge._write_tree(Path(tmp), deps)
         sys.path.insert(0, tmp)
+        stage = "the reference"
         try:
             exec(compile(ex.reference.read_text(encoding="utf-8"), str(ex.reference), "exec"), namespace)
-            exec(compile(ex.prompt_setup, f"{rel(ex.manifest)}:prompt_setup", "exec"), namespace)
+            stage = "prompt_setup"
+            exec(compile(ex.prompt_setup, "prompt_setup", "exec"), namespace)
             for prompt in ex.prompts:
-                needle = 'id = "%s"' % prompt.id
-                where = f"{rel(ex.manifest)}:{line_of(ex.manifest, needle)}"
+                field_path = f"prompts[{prompt.index}]"
                 try:
                     got = eval(prompt.expr, namespace)  # noqa: S307 - author-written expressions
                 except Exception as exc:  # noqa: BLE001
-                    report.errors.append(f"{where}: prompts[{prompt.index}].expr: {prompt.expr!r} raised {exc!r}")
+                    where = f"{rel(ex.manifest)}:{manifest.line_of_field(ex.manifest, field_path + '.expr')}"
+                    report.errors.append(f"{where}: {field_path}.expr: {prompt.expr!r} raised {exc!r}")
                     continue
                 if not _close(got, prompt.answer, prompt.tolerance):
+                    where = f"{rel(ex.manifest)}:{manifest.line_of_field(ex.manifest, field_path + '.answer')}"
                     report.errors.append(
-                        f"{where}: prompts[{prompt.index}].answer: the page says {list(prompt.answer)} but the "
+                        f"{where}: {field_path}.answer: {ex.manifest.name} says {list(prompt.answer)} but the "
                         f"reference computes {prompt.expr} = {got!r}")
                 report.outcomes[f"prompt:{prompt.id}"] = {"value": repr(got)}
+        except Exception as exc:  # noqa: BLE001 - the prompts' namespace could not be built; say where
+            line = 1
+            for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+                if frame.filename in (str(ex.reference), "prompt_setup"):
+                    line = frame.lineno if frame.filename == str(ex.reference) else _setup_line(ex, frame.lineno)
+                    break
+            path = ex.reference if stage == "the reference" else ex.manifest
+            report.errors.append(f"{rel(path)}:{line}: the prompts cannot be checked: {stage} raised "
+                                 f"{type(exc).__name__}: {exc}")
         finally:
             sys.path.remove(tmp)
             judge._purge({p.split("/", 1)[0].removesuffix(".py") for p in deps})
 
 
+# ---- one exercise, one process ------------------------------------------------------------------------------------
+
 def validate(ex: Exercise, exercises: dict[str, Exercise]) -> Report:
-    """Validate one exercise; never raises for problems in the exercise, it reports them."""
-    report = Report(ex.slug)
-    deps = dependency_files(ex, exercises)
+    """Validate one exercise in this process, with one run of the reference; never raises for its problems."""
+    return _validate(ex, dependency_paths(ex, exercises)).finish()
+
+
+def _validate(ex: Exercise, dep_paths: dict[str, Path]) -> Report:
+    report = Report(ex.slug, ex.id)
+    broken = syntax_errors(ex)
+    report.errors += broken.values()
+    if "reference" in broken or "tests" in broken:
+        return report  # nothing can run
+    deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
+    files = {**dep_paths, ex.import_path: ex.reference}
     reference = ex.reference.read_text(encoding="utf-8")
     with tempfile.TemporaryDirectory() as workdir:
         ref = run_solution(ex, reference, deps, workdir)
-        report.outcomes["reference"] = {t["name"]: t["outcome"] for t in ref["tests"]}
+        _record_run(report, ref)
         report.durations = ref.get("durations", {})
-        if ref["status"] != "passed":
-            if ref["traceback"]:
-                report.errors.append(f"{rel(ex.reference)}:1: the reference does not run:\n{ref['traceback']}")
-            for t in ref["tests"]:
-                if t["outcome"] != "passed":
-                    report.errors.append(f"{_where(ex, t, ex.reference)}: the reference fails {t['name']}: "
-                                         f"{t['message']}")
-        start = run_solution(ex, ex.starter.read_text(encoding="utf-8"), deps, workdir)
-        report.outcomes["starter"] = {t["name"]: t["outcome"] for t in start["tests"]}
-        if start["status"] == "passed":
-            report.errors.append(f"{rel(ex.starter)}:1: the starter passes every hidden test; it should not")
+        _reference_errors(ex, ref, files, report)
+        if "durations" not in ref:
+            return report  # the reference does not even run: the starter, mutants and prompts prove nothing
+        if "starter" not in broken:
+            start = run_solution(ex, ex.starter.read_text(encoding="utf-8"), deps, workdir)
+            report.outcomes["starter"] = {t["name"]: t["outcome"] for t in start["tests"]}
+            if start["status"] == "passed":
+                report.errors.append(f"{rel(ex.starter)}:1: the starter passes every hidden test; it should not")
         for mutant in ex.mutants:
             try:
                 source = apply_mutant(reference, mutant)
             except ManifestError as exc:
                 report.errors.append(str(exc))
                 continue
+            problem = mutant_syntax_error(reference, mutant, str(ex.reference))
+            if problem:
+                report.errors.append(problem)
+                continue
             got = run_solution(ex, source, deps, workdir, only=[mutant.fails])
             outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
             report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
             if outcome == "passed":
-                report.errors.append(f"{rel(mutant.path)}:{line_of(mutant.path, 'fails', key=True)}: mutant {mutant.name} "
-                                     f"survives: {mutant.fails} passes on it ({mutant.description})")
-    check_prompts(ex, deps, report)
+                report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "
+                                     f"{mutant.name} survives: {mutant.fails} passes on it ({mutant.description})")
+    if "prompt_setup" not in broken:
+        check_prompts(ex, deps, report)
     return report
 
 
-def fingerprint(ex: Exercise, exercises: dict[str, Exercise]) -> str:
-    """Hash of everything a validation result depends on: the folders, their dependencies, the checker."""
-    h = hashlib.sha256()
+def _record_run(report: Report, result: dict) -> None:
+    report.outcomes["reference"] = {t["name"]: t["outcome"] for t in result["tests"]}
+    if result.get("durations"):
+        report.suite_runs.append(round(sum(result["durations"].values()), 1))
+
+
+def _reference_run(ex: Exercise, dep_paths: dict[str, Path]) -> dict:
+    """One more run of the reference suite alone: its outcomes and per-test times."""
+    deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
+    with tempfile.TemporaryDirectory() as workdir:
+        result = run_solution(ex, ex.reference.read_text(encoding="utf-8"), deps, workdir)
+    return {"outcomes": {t["name"]: t["outcome"] for t in result["tests"]}, "durations": result.get("durations", {})}
+
+
+def _job(spec: dict) -> dict:
+    """Do one unit of work (`full` validation or one `reference` run) and return it as JSON-ready data."""
+    ex = manifest.load(Path(spec["folder"]))
+    dep_paths = {path: Path(file) for path, file in spec["deps"].items()}
+    if spec["kind"] == "full":
+        return dataclasses.asdict(_validate(ex, dep_paths))
+    return _reference_run(ex, dep_paths)
+
+
+def _child(folder: str) -> int:
+    """Child entry point: run FOLDER/job.json's job and write FOLDER/result.json."""
+    spec = json.loads(Path(folder, "job.json").read_text(encoding="utf-8"))
+    result = _job(spec)
+    tmp = Path(folder, "result.tmp")
+    tmp.write_text(json.dumps(result), encoding="utf-8")
+    os.replace(tmp, Path(folder, "result.json"))
+    return 0
+
+
+_CHILD = ("import os, sys; from checker.validate import _child; code = _child(sys.argv[1]); "
+          "sys.stdout.flush(); os._exit(code)")  # _exit: threads the reference left running must not hang it
+_DROPPED = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONSAFEPATH", "PYTHONWARNINGS",
+            "PYTHONHASHSEED"}  # a fixed hash seed would hide a test that depends on set order
+
+
+def _child_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k not in _DROPPED}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)  # this checker (tests use checker.stats)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # as in `ol check` and the browser: no installed plugins
+    return env
+
+
+def _spawn(spec: dict, timeout: float) -> dict:
+    """Run one job in a fresh interpreter; a child that dies or hangs gives {"crash": why}, never an exception."""
+    with tempfile.TemporaryDirectory(prefix="tl-validate-", ignore_cleanup_errors=True) as tmp:
+        Path(tmp, "job.json").write_text(json.dumps(spec), encoding="utf-8")
+        try:
+            proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], cwd=tmp, env=_child_env(),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"crash": f"did not finish within {timeout:.0f} s"}
+        result = Path(tmp, "result.json")
+        if result.exists():
+            return json.loads(result.read_text(encoding="utf-8"))
+        said = [ln for ln in proc.stderr.decode("utf-8", "replace").splitlines()
+                if ln.strip() and not ln[:1].isspace() and not ln.startswith("Traceback")]
+        return {"crash": f"ended with exit code {proc.returncode}" + (f": {said[-1]}" if said else "")}
+
+
+def _execute(tasks: list[tuple[dict, float]], jobs: int) -> list[dict]:
+    """Results of every (job, timeout), in order: in child processes, `jobs` at a time; in Pyodide, here."""
+    if IN_PYODIDE:
+        return [_job(spec) for spec, _ in tasks]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda task: _spawn(*task), tasks))
+
+
+# ---- across runs: flakiness and time budgets ------------------------------------------------------------------------
+
+def flaky_tests(ex: Exercise, runs: list[dict[str, str]]) -> dict[str, str]:
+    """Tests whose outcome differs between runs of the same reference -> one error line each."""
+    found = {}
+    defined = manifest.test_definitions(ex.tests_file)
+    for name in ex.test_names():
+        seen = [run.get(name, "missing") for run in runs]
+        if len(set(seen)) > 1:
+            found[name] = (f"{rel(ex.tests_file)}:{defined.get(name, 1)}: {name} is flaky: it passed "
+                           f"{seen.count('passed')} of {len(seen)} runs against the reference; seed every random "
+                           f"generator (np.random.default_rng(SEED))")
+    return found
+
+
+def _combine(ex: Exercise, full: dict, reruns: list[dict]) -> Report:
+    """The first (full) run's report, with the other runs compared with it."""
+    if "crash" in full:
+        return Report(ex.slug, ex.id, errors=[f"{rel(ex.folder)}: validation {full['crash']}"])
+    report = Report(**full)
+    runs = [report.outcomes["reference"]] if "reference" in report.outcomes else []
+    for i, rerun in enumerate(reruns, 2):
+        if "crash" in rerun:
+            report.errors.append(f"{rel(ex.folder)}: reference run {i} {rerun['crash']}")
+            continue
+        runs.append(rerun["outcomes"])
+        if rerun["durations"]:
+            report.suite_runs.append(round(sum(rerun["durations"].values()), 1))
+    flaky = flaky_tests(ex, runs) if len(runs) > 1 else {}
+    for name in flaky:
+        report.failing.pop(name, None)
+    report.errors[:0] = flaky.values()
+    return report.finish()
+
+
+@dataclass(frozen=True)
+class Factor:
+    """How much slower the browser runs a suite than CPython here, and where that number comes from."""
+
+    value: float
+    source: str
+
+
+def browser_factor(path: Path = FACTOR_FILE) -> Factor:
+    """The factor measured by the Pyodide tier (`write_factor`), or the default when it never ran."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        value = float(data["factor"])
+        worst = data.get("worst", "")
+        return Factor(value, f"measured {value:.2f}× by `make test-pyodide`" + (f" (largest: {worst})" if worst else ""))
+    except FileNotFoundError:
+        return Factor(DEFAULT_FACTOR, f"default {DEFAULT_FACTOR}×: run `make test-pyodide` to measure")
+    except (OSError, ValueError, KeyError, TypeError):
+        return Factor(DEFAULT_FACTOR, f"default {DEFAULT_FACTOR}×: {rel(path)} is unreadable; run `make test-pyodide`")
+
+
+def write_factor(cpython_ms: dict[str, float], pyodide_ms: dict[str, float], path: Path = FACTOR_FILE) -> dict:
+    """Record each exercise's suite time in both runtimes and the factor validation uses: the largest ratio."""
+    exercises = {slug: {"cpython_ms": round(cpython_ms[slug], 1), "pyodide_ms": round(pyodide_ms[slug], 1),
+                        "ratio": round(pyodide_ms[slug] / cpython_ms[slug], 3)}
+                 for slug in sorted(set(cpython_ms) & set(pyodide_ms)) if cpython_ms[slug] > 0}
+    if not exercises:
+        raise ValueError("no exercise has a suite time in both CPython and Pyodide")
+    worst = max(exercises, key=lambda slug: exercises[slug]["ratio"])
+    data = {"factor": exercises[worst]["ratio"], "worst": worst, "exercises": exercises}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return data
+
+
+def budget(ex: Exercise, suite_ms: float, factor: Factor) -> tuple[float, str, str]:
+    """(seconds in the browser, error, warning): an error above the time limit, a warning above half of it."""
+    estimate = suite_ms / 1000 * factor.value
+    where = f"{rel(ex.manifest)}:{manifest.line_of_field(ex.manifest, 'time_limit')}"
+    said = (f"{ex.id}'s suite takes ~{_seconds(estimate)} s in the browser, over {{}} of "
+            f"{ex.time_limit:g} s ({suite_ms / 1000:.2f} s on CPython × {factor.value:g})")
+    if estimate > ex.time_limit:
+        return estimate, f"{where}: {said.format('its time_limit')}", ""
+    if estimate > ex.time_limit / 2:
+        return estimate, "", f"warning: {where}: {said.format('half its time_limit')}"
+    return estimate, "", ""
+
+
+# ---- every exercise ---------------------------------------------------------------------------------------------
+
+def fingerprint(ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> str:
+    """Hash of everything a validation result depends on: the folders, their dependencies, the checker, the
+    number of runs (five clean runs prove more than one)."""
+    h = hashlib.sha256(f"runs={runs}\0".encode())
     by_id = {e.id: e for e in exercises.values()}
     folders = [ex.folder] + [d.folder for d in manifest.dependency_order(ex, by_id)]
-    sources = [p for f in folders for p in sorted(f.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
-    sources += sorted(Path(__file__).parent.glob("*.py"))
-    for path in sources:
-        h.update(str(path.relative_to(manifest.REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    sources = [(f"{f.name}/{p.relative_to(f)}", p) for f in folders for p in sorted(f.rglob("*"))
+               if p.is_file() and "__pycache__" not in p.parts]
+    sources += [(f"checker/{p.name}", p) for p in sorted(Path(__file__).parent.glob("*.py"))]
+    for name, path in sources:
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
-def validate_all(keys: list[str] | None = None, cache: Path | None = None) -> tuple[list[Report], list[str]]:
-    """Validate the chosen exercises (all by default). Returns the reports and the errors of all of them.
+def _choose(keys: list[str] | None, exercises: dict[str, Exercise], root: Path,
+            load_errors: list[str]) -> tuple[list[Exercise], list[str]]:
+    """The exercises asked for, and the load errors that concern them (all of them when none was named)."""
+    if not keys:
+        return sorted(exercises.values(), key=lambda e: e.slug), load_errors
+    chosen, errors = {}, []
+    for key in keys:
+        slug = key.strip().lower().replace(".", "-")
+        if slug in exercises:
+            chosen[slug] = exercises[slug]
+        elif (root / slug / "exercise.toml").is_file():  # it exists but did not load: say why
+            prefix = rel(root / slug) + "/"
+            errors += [e for e in load_errors if e.startswith(prefix) and e not in errors]
+        else:
+            errors.append(str(unknown(key, exercises)).strip("'\""))
+    return [chosen[s] for s in sorted(chosen)], errors
 
-    With `cache`, an exercise whose fingerprint validated cleanly before is not run again.
-    """
+
+def unknown(key: str, exercises: dict[str, Exercise]) -> KeyError | None:
+    """The KeyError of an id or slug that names no exercise (None when it names one)."""
     try:
-        exercises = manifest.load_all()
-        chosen = [manifest.find(k, exercises) for k in keys] if keys else list(exercises.values())
-    except (ManifestError, KeyError) as exc:
-        return [], [str(exc).strip("'\"")]
-    reports, errors = [], []
+        manifest.find(key, exercises)
+    except KeyError as exc:
+        return exc
+    return None
+
+
+def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, root: Path | None = None,
+                 jobs: int | None = None, runs: int | None = None,
+                 factor_file: Path = FACTOR_FILE) -> tuple[list[Report], list[str]]:
+    """Validate the chosen exercises (all by default), sorted by slug. Returns the reports and all their errors;
+    warnings are on the reports.
+
+    Each exercise whose fingerprint has no clean cached result is validated once in full, and its reference
+    suite `runs` times in all (each run in a fresh process, `jobs` processes at a time). A failing, flaky or
+    over-budget result is never cached; a cached one still has its time budget checked against today's factor.
+    """
+    root = Path(root) if root else manifest.EXERCISES
+    runs = max(1, runs or DEFAULT_RUNS)
+    jobs = 1 if IN_PYODIDE else max(1, jobs or os.cpu_count() or 1)
+    load_errors: list[str] = []
+    exercises = manifest.load_all(root, load_errors)
+    chosen, errors = _choose(keys, exercises, root, load_errors)
+    factor = browser_factor(factor_file)
+    reports: dict[str, Report] = {}
+    stamps: dict[str, Path] = {}
+    fulls: list[tuple[Exercise, dict, float]] = []
+    reruns: list[tuple[Exercise, dict, float]] = []
     for ex in chosen:
-        stamp = cache / f"{ex.slug}-{fingerprint(ex, exercises)}.ok" if cache else None
-        if stamp and stamp.exists():
-            reports.append(Report(ex.slug, outcomes=json.loads(stamp.read_text())))
-            continue
-        report = validate(ex, exercises)
-        reports.append(report)
+        if cache:
+            stamps[ex.slug] = cache / f"{ex.slug}-{fingerprint(ex, exercises, runs)}.ok"
+            if stamps[ex.slug].exists():
+                data = json.loads(stamps[ex.slug].read_text(encoding="utf-8"))
+                reports[ex.slug] = Report(ex.slug, ex.id, outcomes=data["outcomes"], durations=data["durations"],
+                                          suite_runs=data["suite_runs"], cached=True)
+                continue
+        deps = {path: str(file) for path, file in dependency_paths(ex, exercises).items()}
+        fulls.append((ex, {"kind": "full", "folder": str(ex.folder), "deps": deps},
+                      BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + len(ex.mutants) + 2)))
+        broken = syntax_errors(ex)
+        if "reference" not in broken and "tests" not in broken:  # else there is nothing to run again
+            reruns += [(ex, {"kind": "reference", "folder": str(ex.folder), "deps": deps},
+                        BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + 1))] * (runs - 1)
+    # The longest jobs first and the short reruns last, so that every core stays busy to the end.
+    tasks = sorted(fulls, key=lambda task: -len(task[0].mutants)) + reruns
+    results = _execute([(spec, timeout) for _, spec, timeout in tasks], jobs)
+    done: dict[str, list[dict]] = {}
+    for (ex, spec, _), result in zip(tasks, results):
+        done.setdefault(ex.slug, []).append(result)  # the full job's result comes first
+    for ex in chosen:
+        if ex.slug in done:
+            reports[ex.slug] = _combine(ex, done[ex.slug][0], done[ex.slug][1:])
+    for ex in chosen:
+        report = reports[ex.slug]
+        if report.suite_ms is not None:
+            report.estimate, over, warning = budget(ex, report.suite_ms, factor)
+            report.errors += [over] if over else []
+            report.warnings += [warning] if warning else []
+        if ex.slug in stamps and not report.cached and not report.errors:
+            stamps[ex.slug].parent.mkdir(parents=True, exist_ok=True)
+            stamps[ex.slug].write_text(json.dumps({"outcomes": report.outcomes, "durations": report.durations,
+                                                   "suite_runs": report.suite_runs}), encoding="utf-8")
         errors += report.errors
-        if stamp and not report.errors:
-            stamp.parent.mkdir(parents=True, exist_ok=True)
-            stamp.write_text(json.dumps(report.outcomes))
-    return reports, errors
+    return [reports[ex.slug] for ex in chosen], errors
 
 
-def main(argv: list[str]) -> int:
-    """`python -m checker validate [ID ...] [--json] [--cache DIR]`."""
-    as_json = "--json" in argv
-    cache = None
-    if "--cache" in argv:
-        cache = Path(argv[argv.index("--cache") + 1])
-    keys = [a for i, a in enumerate(argv) if not a.startswith("--") and (i == 0 or argv[i - 1] != "--cache")]
-    reports, errors = validate_all(keys or None, cache)
-    if as_json:
-        print(json.dumps({"errors": errors, "outcomes": {r.slug: r.outcomes for r in reports}}, indent=1,
-                         sort_keys=True))
+# ---- the command line -------------------------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `python -m checker validate` (checker/__main__.py builds the parser)."""
+    parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate, by id or folder name "
+                        "(E7.3, e7-3); default: all")
+    parser.add_argument("--json", action="store_true", help="print the outcomes, timings and problems as JSON")
+    parser.add_argument("--cache", type=Path, metavar="DIR", help="skip exercises whose files validated cleanly "
+                        "before (a content-hash cache; the build uses .cache/validate)")
+    parser.add_argument("--jobs", type=int, metavar="N", help="processes at a time (default: one per CPU core)")
+    parser.add_argument("--runs", type=int, metavar="N", default=DEFAULT_RUNS, help="runs of each reference "
+                        f"suite, each in a fresh process, to find flaky tests (default: {DEFAULT_RUNS})")
+    parser.add_argument("--root", type=Path, metavar="DIR", help="the folder holding one folder per exercise "
+                        f"(default: {rel(manifest.EXERCISES)})")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run validation for parsed arguments: 0 when clean, 1 on problems, 2 for an unknown exercise."""
+    root = args.root or manifest.EXERCISES
+    if not root.is_dir():
+        print(f"{root}: no such folder (--root names the folder holding one folder per exercise)", file=sys.stderr)
+        return 2
+    exercises = manifest.load_all(root, [])
+    for key in args.ids:  # a folder that exists but does not load is validated, so that its errors are shown
+        problem = unknown(key, exercises)
+        if problem and not (root / key.strip().lower().replace(".", "-") / "exercise.toml").is_file():
+            print(str(problem).strip("'\""), file=sys.stderr)
+            return 2
+    reports, errors = validate_all(args.ids or None, args.cache, root=root, jobs=args.jobs, runs=args.runs)
+    warnings = [w for r in reports for w in r.warnings]
+    factor = browser_factor()
+    if args.json:
+        print(json.dumps({"errors": errors, "warnings": warnings, "factor": dataclasses.asdict(factor),
+                          "outcomes": {r.slug: r.outcomes for r in reports},
+                          "timings": {r.slug: {"suite_ms": r.suite_ms, "runs": r.suite_runs, "browser_s": r.estimate}
+                                      for r in reports}}, indent=1, sort_keys=True))
     else:
         for r in reports:
             mutants = sum(1 for k in r.outcomes if k.startswith("mutant:"))
-            status = "FAILED" if r.errors else "ok"
+            status = "FAILED" if r.errors else "ok, cached" if r.cached else "ok"
             print(f"{r.slug}: {status} ({len(r.outcomes.get('reference', {}))} tests, {mutants} mutants{r.timing()})")
-        for e in errors:
-            print(e, file=sys.stderr)
+        if any(r.estimate is not None for r in reports):
+            print(f"browser time = CPython suite time × {factor.value:g} ({factor.source})")
+        for line in warnings + errors:
+            print(line, file=sys.stderr)
     return 1 if errors else 0

@@ -1,7 +1,9 @@
-"""The hidden tests behave the same in Pyodide (the browser's runtime) as on CPython.
+"""The hidden tests behave the same in Pyodide (the browser's runtime) as on CPython, and how much slower.
 
 Runs the whole exercise validation (reference, starter, every mutant, every prompt) inside Pyodide 0.27.7 under
-Node.js, with the wheels the site ships, and compares every verdict with CPython's.
+Node.js, with the wheels the site ships, and compares every verdict with CPython's. It also measures the factor
+validation multiplies CPython suite times by to estimate the browser's (checker/validate.py's time budgets):
+each exercise's reference suite time in both runtimes, written to .cache/validate/pyodide-factor.json.
 """
 import json
 import subprocess
@@ -34,10 +36,15 @@ def test_validation_is_clean_in_pyodide(pyodide_report):
     assert pyodide_report["errors"] == []
 
 
-def test_every_verdict_matches_cpython(pyodide_report):
-    reports, errors = validate.validate_all()
+@pytest.fixture(scope="module")
+def cpython_reports():
+    reports, errors = validate.validate_all()  # no cache: every suite timed afresh, in fresh processes
     assert errors == []
-    cpython = {r.slug: r.outcomes for r in reports}
+    return reports
+
+
+def test_every_verdict_matches_cpython(pyodide_report, cpython_reports):
+    cpython = {r.slug: r.outcomes for r in cpython_reports}
     assert set(pyodide_report["outcomes"]) == set(cpython)
     for slug, outcomes in cpython.items():
         theirs = pyodide_report["outcomes"][slug]
@@ -45,6 +52,20 @@ def test_every_verdict_matches_cpython(pyodide_report):
             if key.startswith("prompt:"):
                 continue  # reprs of floats and arrays may differ in formatting, values are checked by errors == []
             assert theirs.get(key) == outcomes[key], f"{slug} {key}: pyodide {theirs.get(key)} != cpython {outcomes[key]}"
+
+
+def test_the_browser_factor_is_measured(pyodide_report, cpython_reports):
+    """Pyodide's suite time over CPython's, per exercise; validation uses the largest. The bounds only catch a
+    timing that is wrong (a zero, a unit mix-up): suites that are mostly numpy calls run at nearly the same speed
+    in both, pure-Python loops 2-3x slower in WebAssembly."""
+    data = validate.write_factor({r.slug: r.suite_ms for r in cpython_reports}, pyodide_report["suite_ms"])
+    print(f"\nbrowser factor {data['factor']:.2f}x (largest: {data['worst']}), written to "
+          f"{validate.FACTOR_FILE.relative_to(REPO)}")
+    for slug, row in data["exercises"].items():
+        print(f"  {slug}: CPython {row['cpython_ms']:.0f} ms, Pyodide {row['pyodide_ms']:.0f} ms, x{row['ratio']:.2f}")
+    assert set(data["exercises"]) == {r.slug for r in cpython_reports}
+    assert all(0.5 < row["ratio"] < 10 for row in data["exercises"].values()), data["exercises"]
+    assert validate.browser_factor().value == data["factor"]
 
 
 def test_suite_times_reports_each_exercise():
