@@ -110,8 +110,8 @@ def apply_mutant(reference: str, mutant: Mutant) -> str:
 def mutant_syntax_error(reference: str, mutant: Mutant, filename: str) -> str:
     """'' when the mutated reference compiles, else one line at the `replace` that broke it.
 
-    The edits are applied one at a time and the first one after which the code no longer compiles is blamed
-    (a later edit can only be innocent of an error that already exists).
+    The edits are applied in order and the first one after which the code no longer compiles is blamed: the
+    author's mistake is in that edit's `replace` (or in the `find` it cut short).
     """
     try:
         compile(apply_mutant(reference, mutant), filename, "exec", dont_inherit=True)
