@@ -74,5 +74,9 @@ test: test-unit test-js test-exercises test-pyodide test-e2e ## everything CI ru
 bench: build setup-browser ## start-up and run-time benchmark (see bench/README.md)
 	$(PY) -m bench.run
 
+.PHONY: bench-course
+bench-course: setup bundle ## course-scale benchmark on a generated course of 100 exercises ([COUNT=N]; bench/README.md)
+	$(PY) -m bench.course $(if $(COUNT),--count $(COUNT))
+
 clean:
 	rm -rf site build .cache
