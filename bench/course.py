@@ -1,7 +1,7 @@
 """The course-scale benchmark: what a course of many exercises costs its authors, measured on a generated one.
 
-    python -m bench.course [--count 100] [--small 8] [--keep DIR] [--out bench/results/course-latest.md]
-    (make bench-course)
+    python -m bench.course [--count 100] [--small 8] [--repeat 3] [--keep DIR] [--out bench/results/course-latest.md]
+    (make bench-course [COUNT=N])
 
 The course is generated in a temporary folder from the four real exercises (E7.3, M06.3, M07.1, M07.6), copied
 with new ids, pages, learner paths and import names, mutants included, until it has N exercises (the first N of
@@ -9,13 +9,14 @@ the cycle). Copy k renames every id of the chapter E7 and of the modules M06/M07
 (E7.3 -> E107.3, M07.6 -> M107.6, milestone MS-P6 -> MS-C1, docs/m07/ -> docs/m107/), and puts its learner files
 under python/tinyllm/c1/ (import names tinyllm.c1.*), so no two copies share an id, a page or a module. Each copy
 has its chapter definition, chapter overview and module map; the course's mkdocs.yml is the repository's, with
-absolute paths to the repository's hook and theme overrides and a nav listing every page.
+absolute paths to the platform's hook and theme overrides and a nav listing every page.
 
 Then, for a small course and for the full one in the same run, it times the build (cold validation cache, then
 warm), validation (cold on one and two cores, then after one exercise changed), the live preview's rebuild after
 one page edit and after one exercise edit, the site's and the service worker's precache size, and the
-validation tier in Pyodide. bench/README.md says how each figure is taken. A benchmark, never a test: nothing
-here asserts a time, the targets are printed next to the figures.
+validation tier in Pyodide. Everything runs from a copy of the platform taken at the start (`freeze`), so that
+others' edits to the checkout during the run change nothing measured. bench/README.md says how each figure is
+taken. A benchmark, never a test: nothing here asserts a time, the targets are printed next to the figures.
 """
 from __future__ import annotations
 
@@ -113,9 +114,11 @@ def _unlink_missing(docs: Path) -> None:
 
 @dataclass
 class Generated:
-    """A generated course: its folder, config file and exercise ids (copy by copy)."""
+    """A generated course: its folder, exercise ids (copy by copy), and the platform folder (the repository, or
+    a frozen copy of it) whose hook, theme overrides and tools build and validate it."""
 
     root: Path
+    platform: Path = REPO
     copies: list[list[str]] = field(default_factory=list)
 
     @property
@@ -135,15 +138,16 @@ class Generated:
         return [i for copy in self.copies for i in copy]
 
 
-def generate(root: Path, count: int, repo: Path = REPO) -> Generated:
-    """Write a course of `count` exercises into `root` (which must not exist or be empty)."""
+def generate(root: Path, count: int, repo: Path = REPO, platform: Path | None = None) -> Generated:
+    """Write a course of `count` exercises, copied from `repo`'s, into `root` (which must not exist or be empty),
+    to be built by the platform in `platform` (default: `repo` itself)."""
     if count < 1:
         raise ValueError("a course needs at least one exercise")
     sources = manifest.load_all(repo / "exercises")
     missing = [s for s in SOURCES if s not in sources]
     if missing:
         raise ValueError(f"exercises/{missing[0]}: missing; the generator copies {', '.join(SOURCES)}")
-    course = Generated(root)
+    course = Generated(root, (platform or repo).resolve())
     exercises, docs = course.exercises, course.docs
     chapter_file = repo / "exercises" / chapter_defs.FOLDER / f"{CHAPTER}.toml"
     chapter = chapter_defs.load_chapter(chapter_file)
@@ -197,13 +201,13 @@ def _nav(course: Generated) -> list:
 
 def _write_config(course: Generated, repo: Path) -> None:
     """The repository's mkdocs.yml, pointed at the generated pages, with absolute paths to what stays in the
-    repository (the hook and the theme overrides) and to the course folder for snippets."""
+    platform folder (the hook and the theme overrides) and to the course folder for snippets."""
     config = yaml.safe_load((repo / "mkdocs.yml").read_text(encoding="utf-8"))
     config["site_name"] = f"generated course ({len(course.ids)} exercises)"
     config["docs_dir"] = "docs"
     config["site_dir"] = str(course.root / "site")
-    config["theme"]["custom_dir"] = str(repo / "overrides")
-    config["hooks"] = [str(repo / "tools" / "mkdocs_hooks.py")]
+    config["theme"]["custom_dir"] = str(course.platform / "overrides")
+    config["hooks"] = [str(course.platform / "tools" / "mkdocs_hooks.py")]
     extensions = []
     for item in config["markdown_extensions"]:
         if isinstance(item, dict) and "pymdownx.snippets" in item:
@@ -220,8 +224,11 @@ def _write_config(course: Generated, repo: Path) -> None:
 # ---- measuring --------------------------------------------------------------------------------------------------
 
 PY = sys.executable
-SNAPSHOT_CACHE = REPO / ".cache" / "snapshot"
-PYODIDE_SCRIPT = REPO / "tests" / "pyodide" / "validate_in_pyodide.mjs"
+SNAPSHOT_CACHE = Path(".cache") / "snapshot"      # under the platform folder (tools/snapshot.py)
+PYODIDE_SCRIPT = Path("tests") / "pyodide" / "validate_in_pyodide.mjs"
+# What the build, validation and preview run: a copy of these, taken at the start, is what is measured.
+PLATFORM = ("checker", "tools", "mdwidgets", "overrides", "web/src", "web/build.mjs", "build/web", "package.json",
+            str(PYODIDE_SCRIPT), ".cache/validate/pyodide-factor.json")
 POLL = 0.1  # seconds between two looks at the preview's state
 
 
@@ -229,8 +236,31 @@ class BenchError(Exception):
     """A step of the benchmark failed: the generated course did not validate or build, or a tool crashed."""
 
 
-def _env(cache: Path | None = None) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"}
+def freeze(target: Path, repo: Path = REPO) -> Path:
+    """Copy the platform (checker, widgets, tools, theme overrides, front end and its bundle) into `target`.
+
+    Others keep working in the checkout during a run of most of an hour: an edit to checker/ would invalidate
+    every validation cached by content hash half-way through, and an edit anywhere the preview watches would
+    start a rebuild in the middle of a measurement. The copy is the working tree as it was at the start, run
+    from its own folder; node_modules is linked, the Pyodide snapshot's cache copied (so the run neither waits
+    for a new snapshot nor evicts the developers' one)."""
+    for name in PLATFORM:
+        source, dest = repo / name, target / name
+        if source.is_dir():
+            shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.is_file():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, dest)
+        elif name in ("build/web",):
+            raise BenchError(f"{name}: missing; bundle the front end first (`make bundle`)")
+    (target / "node_modules").symlink_to(repo / "node_modules")
+    if (repo / SNAPSHOT_CACHE).is_dir():
+        shutil.copytree(repo / SNAPSHOT_CACHE, target / SNAPSHOT_CACHE, ignore=shutil.ignore_patterns("*.tmp"))
+    return target
+
+
+def _env(course: Generated, cache: Path | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(course.platform), "NO_MKDOCS_2_WARNING": "1"}
     if cache is not None:
         env["TL_VALIDATE_CACHE"] = str(cache)
     return env
@@ -241,11 +271,13 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, subprocess.CompletedProcess]:
-    """Run a command from the repository; (wall seconds, CPU seconds of it and its children, the process). A
-    failure stops the benchmark with the output's tail. CPU time is what a busy machine cannot distort."""
+def _run(cmd: list[str], course: Generated, cache: Path | None = None) -> tuple[float, float,
+                                                                               subprocess.CompletedProcess]:
+    """Run a command in the course's platform folder (`python -m` imports from the working directory first);
+    (wall seconds, CPU seconds of it and its children, the process). A failure stops the benchmark with the
+    output's tail. CPU time is what a busy machine cannot distort."""
     started, cpu = time.perf_counter(), _cpu()
-    proc = subprocess.run(cmd, cwd=REPO, env=env or _env(), capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=course.platform, env=_env(course, cache), capture_output=True, text=True)
     seconds, cpu = time.perf_counter() - started, _cpu() - cpu
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
@@ -257,12 +289,12 @@ def _validate(course: Generated, jobs: int, cache: Path | None = None) -> dict:
     """`checker validate` over the whole course: wall and CPU seconds, and how many exercises it validated
     (rather than found in the cache)."""
     cmd = [PY, "-m", "checker", "validate", "--root", str(course.exercises), "--jobs", str(jobs)]
-    seconds, cpu, proc = _run(cmd + (["--cache", str(cache)] if cache else []))
+    seconds, cpu, proc = _run(cmd + (["--cache", str(cache)] if cache else []), course)
     return {"s": seconds, "cpu_s": cpu, "validated": len(re.findall(r"^[a-z0-9-]+: ok \(", proc.stdout, re.M))}
 
 
 def _build(course: Generated, cache: Path) -> dict:
-    seconds, cpu, _ = _run([PY, "-m", "mkdocs", "build", "--strict", "-f", str(course.config)], _env(cache))
+    seconds, cpu, _ = _run([PY, "-m", "mkdocs", "build", "--strict", "-f", str(course.config)], course, cache)
     return {"s": seconds, "cpu_s": cpu}
 
 
@@ -287,7 +319,7 @@ class Preview:
     def __init__(self, course: Generated, cache: Path):
         cmd = [PY, "-m", "tools.preview", "--config", str(course.config), "--port", "0",
                "--out", str(course.root / "preview")]
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=_env(cache), stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(cmd, cwd=course.platform, env=_env(course, cache), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.output: list[str] = []
         for line in self.proc.stdout:  # the first line names the port; the rest is drained by a thread
@@ -368,10 +400,10 @@ def _sizes(site: Path) -> dict[str, int]:
 def _pyodide(course: Generated) -> dict:
     """The Pyodide tier's validation of the whole course. validate_in_pyodide.mjs validates `<repo>/exercises`
     with the checker it finds in `<repo>`, so the course folder gets a copy of checker/ and stands in for it."""
-    shutil.copytree(REPO / "checker", course.root / "checker", dirs_exist_ok=True,
+    shutil.copytree(course.platform / "checker", course.root / "checker", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
-    seconds, cpu, proc = _run(["node", str(PYODIDE_SCRIPT), str(course.root),
-                               str(course.root / "site" / "assets" / "pyodide")])
+    seconds, cpu, proc = _run(["node", str(course.platform / PYODIDE_SCRIPT), str(course.root),
+                               str(course.root / "site" / "assets" / "pyodide")], course)
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     if report["errors"]:
         raise BenchError("validation in Pyodide failed:\n" + "\n".join(report["errors"][:20]))
@@ -438,6 +470,7 @@ def _speedup(r: dict) -> float:
 # (label, value of a size's results, unit, how it is taken, target). bench/README.md explains each row.
 ROWS = (
     ("cold build (`mkdocs build --strict`, empty validation cache)", _s("build_cold"), "s", "1 run", ""),
+    ("… CPU time of all its processes", _s("build_cold", "cpu_s"), "s", "1 run", ""),
     ("warm build (the same again, nothing changed)", _s("build_warm"), "s", "median", ""),
     ("cold validation, `--jobs 2` (the CPython tier, `make validate`)", _s("validate_cold_jobs2"), "s", "1 run",
      "< 300 s at N = 100"),
@@ -481,8 +514,9 @@ def report(results: dict, meta: dict) -> str:
     growth = len(sizes) == 2
     head += " | per exercise | target | runs |" if growth else " | target | runs |"
     lines = ["# Course-scale benchmark", "",
-             f"`python -m bench.course {meta['args']}` on {meta['date']}, commit {meta['commit']}, "
-             f"{meta['cpus']} cores.", "",
+             f"`python -m bench.course {meta['args']}` on {meta['date']}, {meta['cpus']} cores. The platform "
+             f"measured is the working tree of {meta['commit']} as it was at the start, copied (a `-dirty` "
+             "commit has uncommitted changes), so that others' edits during the run do not change it.", "",
              head, "|---|" + "---:|" * len(sizes) + ("---:|" if growth else "") + "---|---|"]
     for label, value, unit, how, target in ROWS:
         values = [value(results[n]) for n in sizes]
@@ -508,8 +542,9 @@ def report(results: dict, meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _snapshots() -> set[str]:
-    return {p.name for p in SNAPSHOT_CACHE.iterdir()} if SNAPSHOT_CACHE.is_dir() else set()
+def _snapshots(platform: Path) -> set[str]:
+    cache = platform / SNAPSHOT_CACHE
+    return {p.name for p in cache.iterdir()} if cache.is_dir() else set()
 
 
 NOTES = (
@@ -533,14 +568,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = sorted({n for n in (args.small, args.count) if n > 0})
     base = (args.keep or Path(tempfile.mkdtemp(prefix="tl-course-"))).resolve()
-    before = _snapshots()
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
+                            text=True).stdout.strip()
     results: dict[str, dict] = {}
     try:
+        shutil.rmtree(base / "platform", ignore_errors=True)
+        platform = freeze(base / "platform")
+        before = _snapshots(platform)
         for n in sizes:
             root = base / f"n{n}"
             shutil.rmtree(root, ignore_errors=True)
             started = time.perf_counter()
-            course = generate(root, n)
+            course = generate(root, n, platform=platform)
             generated = time.perf_counter() - started
             print(f"N={n}: generated in {root} ({generated:.2f} s)", flush=True)
             if args.generate_only:
@@ -552,12 +591,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.generate_only:
         return 0
-    after = _snapshots()
+    after = _snapshots(platform)
     meta = {"args": " ".join(argv if argv is not None else sys.argv[1:]) or "(defaults)",
             "date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(), "notes": list(NOTES),
-            "commit": subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
-                                     text=True).stdout.strip(),
-            "snapshot": ("The Pyodide memory snapshot (.cache/snapshot) was warm: every build reused it."
+            "commit": commit,
+            "snapshot": ("The Pyodide memory snapshot (a copy of .cache/snapshot) was warm: every build reused it."
                          if after <= before else "The Pyodide memory snapshot was made during this run (cold "
                          "cache): the first build includes making it.")}
     args.out.parent.mkdir(parents=True, exist_ok=True)
