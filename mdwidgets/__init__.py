@@ -9,13 +9,18 @@ from the exercise manifests (checker.manifest), so the page and the exercise fol
     /// reveal | E7.3 predict          content hidden until the predict-first question is committed
     /// exercise | E7.3                the code cell with hidden tests; the body is shown above the editor
     /// tests | M07.6                  the test catalogue as a table that fills in with results
+    /// mutants | M07.6                every mutant, what it gets wrong and the test that catches it
     /// progress                       the learner's progress, with export, import and reset
     /// pycell                         a runnable example (Run only); executed at build time, must not raise
     /// chapter | E7                   a chapter's lessons in order, with the learner's status (mdwidgets.course)
+    /// lesson | E7.3                  a lesson's "E7.3 · Lesson 3 of 6 · Chapter E7" line (mdwidgets.course)
+    /// chapter-section | E7 reference a chapter's shared section, written once (mdwidgets.course, .page)
     /// module-map | MS-P6             a milestone's modules as a dependency map, and its gate (mdwidgets.course)
 
 Portable on purpose: only Python-Markdown and pymdown-extensions, no MkDocs API. MkDocs glue lives in
-tools/mkdocs_hooks.py and only tells this module which page it is converting, for error messages.
+tools/mkdocs_hooks.py and only tells this module which file it is converting (mdwidgets.page.set_source), so
+messages name the file and line. A mistake renders an error box in place of the widget and is reported at the
+end of the page (the `errors` option), one `file:line: message` each.
 """
 from __future__ import annotations
 
@@ -32,49 +37,27 @@ from markdown.util import AtomicString
 from pymdownx.blocks import BlocksExtension
 from pymdownx.blocks.block import Block, type_string
 
+from checker import chapters as chapter_defs
 from checker import manifest
+from mdwidgets.page import ErrorTreeprocessor, PageState, SourcePreprocessor, WidgetError, normal, set_source, state
 
-_SOURCE: dict = {"name": "<markdown>", "lines": [], "claimed": set()}
-
-
-class WidgetError(ValueError):
-    """A widget block names something that does not exist. The message starts with `page:line: `."""
+__all__ = ["WidgetError", "set_source", "reset_cache", "makeExtension"]
 
 
-def _normal(header: str) -> str:
-    """A block header with its spacing normalised, so source lines and parsed headers compare equal."""
-    return re.sub(r"\s*\|\s*", " | ", re.sub(r"\s+", " ", header.strip()))
-
-
-def set_source(name: str, text: str) -> None:
-    """Tell the widgets which page is being converted, so errors can name its file and line."""
-    _SOURCE["name"] = name
-    _SOURCE["lines"] = [(i, _normal(t)) for i, t in enumerate(text.splitlines(), 1) if t.lstrip().startswith("///")]
-    _SOURCE["claimed"] = set()
-
-
-def _claim(header: str) -> int:
-    """The source line of the next block with this header (blocks are parsed in document order), or 0."""
-    want = _normal(header)
-    for line, text in _SOURCE["lines"]:
-        if text == want and line not in _SOURCE["claimed"]:
-            _SOURCE["claimed"].add(line)
-            return line
-    return 0
-
-
-def _fail(header: str, problem: str, line: int) -> WidgetError:
-    return WidgetError(f"{_SOURCE['name']}:{line}: `{_normal(header)}`: {problem}")
-
-
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def _exercises(root: str) -> dict[str, manifest.Exercise]:
     return manifest.load_all(Path(root))
 
 
+@lru_cache(maxsize=4)
+def _chapters(root: str) -> dict[str, chapter_defs.Chapter]:
+    return chapter_defs.load_chapters(Path(root), _exercises(root))
+
+
 def reset_cache() -> None:
-    """Forget loaded manifests (mkdocs serve reloads them on each build)."""
+    """Forget loaded manifests and chapters (a live preview reloads them on each build)."""
     _exercises.cache_clear()
+    _chapters.cache_clear()
 
 
 def _json_script(parent: etree.Element, data: dict) -> None:
@@ -83,45 +66,119 @@ def _json_script(parent: etree.Element, data: dict) -> None:
     script.text = AtomicString(json.dumps(data, ensure_ascii=False).replace("<", "\\u003c"))
 
 
-_EXPLAIN_MD = None
+@lru_cache(maxsize=1)
+def _explain_md() -> markdown.Markdown:
+    return markdown.Markdown(extensions=["pymdownx.arithmatex"],
+                             extension_configs={"pymdownx.arithmatex": {"generic": True}})
 
 
 def _render(text: str) -> str:
     """Markdown (with math) of a manifest string, e.g. a prompt's worked answer."""
-    global _EXPLAIN_MD
-    if _EXPLAIN_MD is None:
-        _EXPLAIN_MD = markdown.Markdown(extensions=["pymdownx.arithmatex"],
-                                        extension_configs={"pymdownx.arithmatex": {"generic": True}})
-    return _EXPLAIN_MD.reset().convert(text)
+    return _explain_md().reset().convert(text)
 
 
-class _Widget(Block):
-    """Shared parsing of `EXERCISE [ITEM]` arguments."""
+class _Failure(Exception):
+    """Raised inside a block to abandon it; the block renders an error box and the page's state keeps the line."""
+
+
+class TLBlock(Block):
+    """Base of every widget block: knows its own file and line, and turns a failure into an error box.
+
+    Subclasses implement `check()` (read the argument and options; fail early), `create(parent)` and optionally
+    `add(block)` / `end(block)`, and call `self.fail(problem)` for any mistake of the author's.
+    """
 
     ARGUMENT = True
     OPTIONS = {}
-    ITEM = True
+
+    @property
+    def page(self) -> PageState:
+        return state(self.md)
 
     def header(self) -> str:
-        return f"{'/' * self.length} {self.NAME} | {self.argument}"
+        return f"{self.NAME} | {self.argument}" if self.argument else self.NAME
 
-    def fail(self, problem: str) -> WidgetError:
-        return _fail(self.header(), problem, self.line)
+    def fail(self, problem: str) -> _Failure:
+        return _Failure(f"{self.where}: `/// {normal(self.header())}`: {problem}")
+
+    def exercises(self) -> dict[str, manifest.Exercise]:
+        try:
+            return _exercises(self.config["exercises"])
+        except manifest.ManifestError as exc:
+            raise self.fail(str(exc)) from None
+
+    def chapters(self) -> dict[str, chapter_defs.Chapter]:
+        exercises = self.exercises()  # noqa: F841 - its errors first
+        try:
+            return _chapters(self.config["exercises"])
+        except manifest.ManifestError as exc:
+            raise self.fail(str(exc)) from None
+
+    def check(self) -> None:
+        """Validate the argument and options; raise self.fail(...) on a mistake."""
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        raise NotImplementedError
 
     def on_validate(self, parent: etree.Element) -> bool:
-        self.line = _claim(self.header())
+        self.where = self.page.claim(self.header())
+        self.error = ""
+        try:
+            self.check()
+        except _Failure as exc:
+            self.error = str(exc)
+        return True
+
+    def on_create(self, parent: etree.Element) -> etree.Element:
+        if not self.error:
+            size = len(parent)
+            try:
+                return self.create(parent)
+            except _Failure as exc:
+                self.error = str(exc)
+                for child in list(parent)[size:]:
+                    parent.remove(child)
+        self.page.errors.append(self.error)
+        box = etree.SubElement(parent, "div", {"class": "tl-widget-error", "role": "alert"})
+        etree.SubElement(box, "p").text = AtomicString(self.error)
+        return box
+
+    def on_add(self, block: etree.Element) -> etree.Element:
+        return block if self.error else self.add(block)
+
+    def add(self, block: etree.Element) -> etree.Element:
+        return block
+
+    def on_end(self, block: etree.Element) -> None:
+        if not self.error:
+            try:
+                self.end(block)
+            except _Failure as exc:
+                self.page.errors.append(str(exc))
+                block.clear()
+                block.set("class", "tl-widget-error")
+                block.set("role", "alert")
+                etree.SubElement(block, "p").text = AtomicString(str(exc))
+
+    def end(self, block: etree.Element) -> None:
+        """After the body was parsed."""
+
+
+class _Widget(TLBlock):
+    """Shared parsing of `EXERCISE [ITEM]` arguments."""
+
+    ITEM = True
+
+    def check(self) -> None:
         parts = self.argument.split()
         if len(parts) != (2 if self.ITEM else 1):
             want = "EXERCISE ITEM, like `E7.3 residual`" if self.ITEM else "an exercise id, like `E7.3`"
             raise self.fail(f"expected {want}")
         try:
-            self.exercise = manifest.find(parts[0], _exercises(self.config["exercises"]))
+            self.exercise = manifest.find(parts[0], self.exercises())
         except KeyError as exc:
             raise self.fail(str(exc).strip("'\"")) from None
-        except manifest.ManifestError as exc:
-            raise self.fail(str(exc)) from None
         self.item = parts[1] if self.ITEM else None
-        return True
 
     def root(self, parent: etree.Element, cls: str, **attrs: str) -> etree.Element:
         return etree.SubElement(parent, "div", {"class": f"tl-widget {cls}",
@@ -133,7 +190,7 @@ class Numeric(_Widget):
 
     NAME = "numeric"
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         prompt = next((p for p in self.exercise.prompts if p.id == self.item), None)
         if prompt is None:
             known = ", ".join(p.id for p in self.exercise.prompts) or "none"
@@ -150,7 +207,7 @@ class Numeric(_Widget):
         self.question = question
         return el
 
-    def on_add(self, block: etree.Element) -> etree.Element:
+    def add(self, block: etree.Element) -> etree.Element:
         return self.question
 
 
@@ -159,7 +216,7 @@ class ChoiceWidget(_Widget):
 
     NAME = "choice"
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         choice = next((c for c in self.exercise.choices if c.id == self.item), None)
         if choice is None:
             known = ", ".join(c.id for c in self.exercise.choices) or "none"
@@ -184,7 +241,7 @@ class ChoiceWidget(_Widget):
         })
         return el
 
-    def on_add(self, block: etree.Element) -> etree.Element:
+    def add(self, block: etree.Element) -> etree.Element:
         return self.question
 
 
@@ -193,7 +250,7 @@ class Reveal(_Widget):
 
     NAME = "reveal"
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         if not any(c.id == self.item and c.kind == "predict" for c in self.exercise.choices):
             raise self.fail(f"{self.exercise.id} has no predict question {self.item!r}")
         el = self.root(parent, "tl-reveal", **{"data-after": self.item})
@@ -202,7 +259,7 @@ class Reveal(_Widget):
         self.body = etree.SubElement(el, "div", {"class": "tl-reveal-body"})
         return el
 
-    def on_add(self, block: etree.Element) -> etree.Element:
+    def add(self, block: etree.Element) -> etree.Element:
         return self.body
 
 
@@ -212,7 +269,7 @@ class Exercise(_Widget):
     NAME = "exercise"
     ITEM = False
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         ex = self.exercise
         el = etree.SubElement(parent, "div", {"class": "tl-cell", "data-exercise": ex.slug,
                                               "data-kind": "exercise"})
@@ -230,7 +287,7 @@ class Exercise(_Widget):
         })
         return el
 
-    def on_add(self, block: etree.Element) -> etree.Element:
+    def add(self, block: etree.Element) -> etree.Element:
         return self.intro
 
 
@@ -240,7 +297,7 @@ class Catalogue(_Widget):
     NAME = "tests"
     ITEM = False
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         ex = self.exercise
         # The class sits on a wrapper: mkdocs-material styles only tables without a class of their own.
         wrapper = etree.SubElement(parent, "div", {"class": "tl-catalogue", "data-exercise": ex.slug})
@@ -260,20 +317,48 @@ class Catalogue(_Widget):
         return wrapper
 
 
-class Progress(Block):
+class Mutants(_Widget):
+    """Every mutant of an exercise, what it gets wrong and the hidden test that catches it, from mutants/*.toml,
+    so the list on the page grows with the folder and never names a mutant that does not exist."""
+
+    NAME = "mutants"
+    ITEM = False
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        ex = self.exercise
+        if not ex.mutants:
+            raise self.fail(f"{ex.id} has no mutants (add mutants/<name>.toml files)")
+        wrapper = etree.SubElement(parent, "div", {"class": "tl-mutants", "data-exercise": ex.slug})
+        count = etree.SubElement(wrapper, "p", {"class": "tl-mutant-count"})
+        count.text = (f"{len(ex.mutants)} mutant{'s' if len(ex.mutants) != 1 else ''}, each a broken copy of the "
+                      "reference that the build proves its named test fails on.")
+        table = etree.SubElement(wrapper, "table")
+        head = etree.SubElement(etree.SubElement(table, "thead"), "tr")
+        for title in ("Mutant", "What it gets wrong", "Caught by"):
+            etree.SubElement(head, "th").text = title
+        body = etree.SubElement(table, "tbody")
+        for m in ex.mutants:
+            row = etree.SubElement(body, "tr", {"data-mutant": m.name})
+            etree.SubElement(etree.SubElement(row, "td"), "code").text = AtomicString(m.name)
+            etree.SubElement(row, "td").text = AtomicString(m.description)
+            link = etree.SubElement(etree.SubElement(row, "td"), "a", {"href": f"#{m.fails}"})
+            etree.SubElement(link, "code").text = AtomicString(m.fails)
+        return wrapper
+
+
+class Progress(TLBlock):
     """The progress overview with export, import and reset (filled in by web/src/progress.js)."""
 
     NAME = "progress"
     ARGUMENT = None
-    OPTIONS = {}
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         el = etree.SubElement(parent, "div", {"class": "tl-progress"})
         etree.SubElement(el, "p", {"class": "tl-fallback"}).text = "Your progress appears here when JavaScript runs."
         return el
 
 
-class PyCell(Block):
+class PyCell(TLBlock):
     """A runnable example. It runs on CPython at build time and the build fails if it raises."""
 
     NAME = "pycell"
@@ -283,36 +368,70 @@ class PyCell(Block):
     def on_markdown(self) -> str:
         return "raw"
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
-        self.line = _claim(f"{'/' * self.length} pycell")
+    def create(self, parent: etree.Element) -> etree.Element:
         self.el = etree.SubElement(parent, "div", {"class": "tl-cell", "data-kind": "example"})
         self.pre = etree.SubElement(etree.SubElement(self.el, "div", {"class": "tl-fallback"}), "pre")
         return self.pre
 
-    def on_end(self, block: etree.Element) -> None:
-        code = self.dedent(self.pre.text or "").strip("\n") + "\n"
+    def end(self, block: etree.Element) -> None:
+        raw = self.dedent(self.pre.text or "")
+        code = raw.strip("\n") + "\n"
         self.pre.text = None
         etree.SubElement(self.pre, "code").text = AtomicString(code)
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
-            raise _fail(f"{'/' * self.length} pycell", "the example fails on CPython:\n" + proc.stderr[-1500:],
-                        self.line)
+            problem, line = _exception(proc.stderr)
+            where = self.where
+            if line:  # the example's line k sits k lines below the header, after any blank lines stripped
+                name, header = self.where.rsplit(":", 1)
+                skipped = len(raw) - len(raw.lstrip("\n"))
+                where = f"{name}:{int(header) + skipped + line}"
+            self.page.errors.append(f"{where}: `/// pycell`: the example fails on CPython: {problem}")
         _json_script(self.el, {"code": code, "title": self.options["title"]})
+
+
+def _exception(stderr: str) -> tuple[str, int]:
+    """The exception line of a traceback and the example's line it was raised at (0 when unknown)."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    found = [int(m.group(1)) for line in lines for m in [re.search(r'File "<string>", line (\d+)', line)] if m]
+    return (lines[-1].strip() if lines else "it exited with an error"), (found[-1] if found else 0)
 
 
 class WidgetsExtension(BlocksExtension):
     """Registers every widget block."""
 
     def __init__(self, *args, **kwargs):
-        self.config = {"exercises": [str(manifest.EXERCISES), "folder holding one folder per exercise"]}
+        self.config = {
+            "exercises": [str(manifest.EXERCISES), "folder holding one folder per exercise (and chapters/)"],
+            "errors": ["raise", "what to do with the page's widget errors: raise, log or collect"],
+        }
         super().__init__(*args, **kwargs)
 
     def extendMarkdownBlocks(self, md, block_mgr) -> None:  # noqa: N802 - Python-Markdown's name
         from mdwidgets.course import Chapter, ModuleMap  # imports this module's helpers, so not at the top
 
+        from mdwidgets.course import ChapterSection, LessonHeader
+
         config = self.getConfigs()
-        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Progress, PyCell, Chapter, ModuleMap):
+        md.preprocessors.register(SourcePreprocessor(md, lambda arg: _section_file(config["exercises"], arg)),
+                                  "tl-source", 105)
+        md.treeprocessors.register(ErrorTreeprocessor(md, config["errors"]), "tl-errors", 1)
+        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Mutants, Progress, PyCell, Chapter, ModuleMap,
+                      LessonHeader, ChapterSection):
             block_mgr.register(block, config)
+
+
+def _section_file(root: str, argument: str) -> Path | None:
+    """The Markdown of a shared chapter section named `CHAPTER SECTION`, or None (the block then reports why)."""
+    parts = argument.split()
+    if len(parts) != 2:
+        return None
+    try:
+        chapter = _chapters(root).get(parts[0])
+    except manifest.ManifestError:
+        return None
+    section = chapter.section(parts[1]) if chapter else None
+    return section.path if section else None
 
 
 def makeExtension(**kwargs) -> WidgetsExtension:  # noqa: N802 - Python-Markdown's entry point name

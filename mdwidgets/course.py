@@ -1,33 +1,39 @@
-"""Course widgets: a chapter's lessons in order, and a milestone's modules as a dependency map with its gate.
+"""Course widgets: a chapter's lessons, a lesson's place in its chapter, shared chapter sections, module maps.
 
     /// chapter | E7              the chapter's lessons in order; written ones linked, with the learner's status
-        lessons: 6
+    The chapter's introduction, in Markdown.
+    ///
+
+    /// lesson | E7.3             "E7.3 · Lesson 3 of 6 · Chapter E7, Speculative decoding", at the top of a lesson
+    ///
+
+    /// chapter-section | E7 reference   the chapter's shared section `reference`, written once
     ///
 
     /// module-map | MS-P6        the milestone's modules, what they need and what builds on them, and the gate
     The gate's description, in Markdown.
     ///
 
-Both are built from the exercise manifests, never from a hand-kept list: a chapter's written lessons are the
-exercises of kind "lesson" whose id is `<chapter>.<n>`; a map's modules are the exercises whose `milestone` is the
-argument, everything they require, anything written that requires them, and the `used_by` entries that are not
-written yet ("not yet available"). The HTML is complete without JavaScript (an ordered list, and an SVG with a text
-alternative); web/src/course.js only fills in each status from this browser's saved work.
+Everything is derived, never typed twice: a chapter's lessons (written or planned) and its shared sections come
+from its definition, `exercises/chapters/<chapter>.toml` (checker.chapters); a lesson is written when an exercise
+folder has its id; a map's modules are the exercises whose `milestone` is the argument, everything they require,
+anything written that requires them, and the `used_by` entries that are not written yet ("not yet available").
+The HTML is complete without JavaScript (an ordered list, and an SVG with a text alternative); web/src/course.js
+only fills in each status from this browser's saved work.
 """
 from __future__ import annotations
 
 import posixpath
-import re
 import textwrap
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass
 
-from pymdownx.blocks.block import Block, type_any
+from pymdownx.blocks.block import type_any
 
 from checker import manifest
-from mdwidgets import _SOURCE, _claim, _exercises, _fail, _json_script
+from checker.chapters import CHAPTER_RE, Chapter as ChapterDef
+from mdwidgets import TLBlock, _json_script
 
-CHAPTER_RE = re.compile(r"^[A-Z]+[0-9]+$")
 NOT_STARTED = "not started"  # what a status reads before the page's script has looked at saved work
 
 
@@ -39,82 +45,116 @@ def _sub(parent: etree.Element, tag: str, text: str = "", tail: str = "", **attr
     return el
 
 
-def _href(page: str) -> str:
-    """A Markdown link from the page being converted to another page (MkDocs rewrites and checks it)."""
-    here = _SOURCE["name"].removeprefix("docs/")
-    return posixpath.relpath(page, posixpath.dirname(here) or ".")
-
-
 def _entry(ex: manifest.Exercise) -> dict:
     """What progress-model.js needs to derive a status (the same fields as the build's index.json)."""
     return {"slug": ex.slug, "id": ex.id, "kind": ex.kind, "prompts": [p.id for p in ex.prompts],
             "choices": [{"id": c.id, "kind": c.kind} for c in ex.choices]}
 
 
-class _CourseBlock(Block):
-    """Shared header bookkeeping, so errors name the page and line."""
+class _CourseBlock(TLBlock):
+    """Links from the page being converted to another page (MkDocs rewrites and checks them)."""
 
-    ARGUMENT = True
+    def href(self, page: str) -> str:
+        here = self.page.source.uri
+        return posixpath.relpath(page, posixpath.dirname(here) or ".")
 
-    def header(self) -> str:
-        return f"{'/' * self.length} {self.NAME} | {self.argument}"
-
-    def fail(self, problem: str) -> Exception:
-        return _fail(self.header(), problem, self.line)
-
-    def exercises(self) -> dict[str, manifest.Exercise]:
-        try:
-            return _exercises(self.config["exercises"])
-        except manifest.ManifestError as exc:
-            raise self.fail(str(exc)) from None
+    def chapter_def(self, ident: str) -> ChapterDef:
+        if not CHAPTER_RE.match(ident):
+            raise self.fail("expected a chapter id, like `E7`")
+        chapters = self.chapters()
+        if ident not in chapters:
+            known = ", ".join(sorted(chapters)) or "none"
+            raise self.fail(f"no chapter {ident} (define it in exercises/chapters/{ident.lower()}.toml; "
+                            f"known: {known})")
+        return chapters[ident]
 
 
 class Chapter(_CourseBlock):
     """A chapter's lessons in order: the written ones linked with a status, the others "not yet written"."""
 
     NAME = "chapter"
-    OPTIONS = {"lessons": (0, type_any)}
+    OPTIONS = {"lessons": (None, type_any)}  # no longer used: reported, so an old page is not silently wrong
 
-    def on_validate(self, parent: etree.Element) -> bool:
-        self.line = _claim(self.header())
-        self.chapter = self.argument.strip()
-        if not CHAPTER_RE.match(self.chapter):
-            raise self.fail("expected a chapter id, like `E7`")
-        count = self.options["lessons"]
-        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 99:
-            raise self.fail(f"option `lessons:` must be the number of lessons of {self.chapter} (1 to 99), "
-                            f"got {count!r}")
-        self.count = count
-        return True
+    def check(self) -> None:
+        if self.options["lessons"] is not None:
+            raise self.fail("remove the option `lessons:`: the chapter's lessons are listed in "
+                            f"exercises/chapters/{self.argument.strip().lower()}.toml")
+        self.chapter = self.chapter_def(self.argument.strip())
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
-        written: dict[int, manifest.Exercise] = {}
-        for ex in self.exercises().values():
-            head, _, number = ex.id.partition(".")
-            if ex.kind == "lesson" and head == self.chapter and number.isdigit():
-                if not 1 <= int(number) <= self.count:
-                    raise self.fail(f"{ex.id} is lesson {number}, but the chapter has {self.count} lessons")
-                written[int(number)] = ex
-        root = _sub(parent, "div", class_="tl-chapter", data_chapter=self.chapter)
+    def create(self, parent: etree.Element) -> etree.Element:
+        chapter = self.chapter
+        by_id = {e.id: e for e in self.exercises().values()}
+        written = [by_id.get(lesson) for lesson in chapter.lessons]
+        root = _sub(parent, "div", class_="tl-chapter", data_chapter=chapter.id)
         self.intro = _sub(root, "div", class_="tl-chapter-intro")
+        count = sum(ex is not None for ex in written)
+        total = len(chapter.lessons)
+        _sub(root, "p", f"{total} lesson{'s' if total != 1 else ''}, "
+                        f"{'all' if count == total else count} written so far.", class_="tl-chapter-count")
         items = _sub(root, "ol", class_="tl-lessons")
-        for n in range(1, self.count + 1):
-            ex = written.get(n)
+        for n, (lesson, ex) in enumerate(zip(chapter.lessons, written), 1):
             if ex is None:
-                item = _sub(items, "li", class_="tl-lesson tl-unwritten", data_lesson=str(n))
+                item = _sub(items, "li", class_="tl-lesson tl-unwritten", data_lesson=str(n), data_id=lesson)
                 _sub(item, "span", f"Lesson {n}", ": ", class_="tl-lesson-number")
                 _sub(item, "span", "not yet written", class_="tl-lesson-state")
                 continue
-            item = _sub(items, "li", class_="tl-lesson", data_lesson=str(n), data_exercise=ex.slug,
+            item = _sub(items, "li", class_="tl-lesson", data_lesson=str(n), data_id=lesson, data_exercise=ex.slug,
                         data_status="not-started")
             _sub(item, "span", f"Lesson {n}", ": ", class_="tl-lesson-number")
-            _sub(item, "a", f"{ex.id} {ex.title}", " · ", href=_href(ex.page))
+            _sub(item, "a", f"{ex.id} {ex.title}", " · ", href=self.href(ex.page))
             _sub(item, "span", NOT_STARTED, class_="tl-course-status")
-        _json_script(root, {"chapter": self.chapter, "lessons": [_entry(written[n]) for n in sorted(written)]})
+        _json_script(root, {"chapter": chapter.id, "lessons": [_entry(ex) for ex in written if ex is not None]})
         return root
 
-    def on_add(self, block: etree.Element) -> etree.Element:
+    def add(self, block: etree.Element) -> etree.Element:
         return self.intro
+
+
+class LessonHeader(_CourseBlock):
+    """A lesson's place in its chapter, derived from the chapter definition: `E7.3 · Lesson 3 of 6 · Chapter E7`."""
+
+    NAME = "lesson"
+
+    def check(self) -> None:
+        try:
+            self.exercise = manifest.find(self.argument, self.exercises())
+        except KeyError as exc:
+            raise self.fail(str(exc).strip("'\"")) from None
+        ex = self.exercise
+        if ex.kind != "lesson":
+            raise self.fail(f"{ex.id} is a {ex.kind}, not a lesson")
+        if self.page.source.uri and ex.page != self.page.source.uri:
+            raise self.fail(f"{ex.id}'s page is {ex.page} ({manifest.rel(ex.manifest)}), not this page")
+        self.chapter = next(c for c in self.chapters().values() if ex.id in c.lessons)
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        ex, chapter = self.exercise, self.chapter
+        el = _sub(parent, "p", class_="tl-eyebrow", data_exercise=ex.slug, data_chapter=chapter.id)
+        _sub(el, "strong", ex.id, f" · Lesson {chapter.number(ex.id)} of {len(chapter.lessons)} · ")
+        _sub(el, "a", f"Chapter {chapter.id}, {chapter.title}", href=self.href(chapter.page))
+        return el
+
+
+class ChapterSection(_CourseBlock):
+    """A chapter's shared section: the Markdown of `exercises/chapters/...`, expanded in place by
+    mdwidgets.page before the page is parsed, so it is written once and identical on every lesson."""
+
+    NAME = "chapter-section"
+
+    def check(self) -> None:
+        parts = self.argument.split()
+        if len(parts) != 2:
+            raise self.fail("expected CHAPTER SECTION, like `E7 reference`")
+        self.chapter = self.chapter_def(parts[0])
+        self.section = self.chapter.section(parts[1])
+        if self.section is None:
+            known = ", ".join(s.id for s in self.chapter.shared) or "none"
+            raise self.fail(f"{self.chapter.id} has no shared section {parts[1]!r} (known: {known})")
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        key = f"{self.chapter.id}/{self.section.id}"
+        self.page.sections.append(key)
+        return _sub(parent, "div", class_="tl-chapter-section", data_section=key)
 
 
 @dataclass(frozen=True)
@@ -160,16 +200,13 @@ class ModuleMap(_CourseBlock):
     """A milestone's modules as a dependency map (SVG plus an ordered list) and the milestone's gate."""
 
     NAME = "module-map"
-    OPTIONS = {}
 
-    def on_validate(self, parent: etree.Element) -> bool:
-        self.line = _claim(self.header())
+    def check(self) -> None:
         self.milestone = self.argument.strip()
         if not manifest.MILESTONE_RE.match(self.milestone):
             raise self.fail("expected a milestone id, like `MS-P6`")
-        return True
 
-    def on_create(self, parent: etree.Element) -> etree.Element:
+    def create(self, parent: etree.Element) -> etree.Element:
         exercises = self.exercises()
         nodes, members = module_graph(exercises, self.milestone)
         if not members:
@@ -179,7 +216,7 @@ class ModuleMap(_CourseBlock):
         _svg(root, nodes, self.milestone, members)
         items = _sub(root, "ol", class_="tl-map-list", aria_label=f"Modules of {self.milestone} in dependency order")
         for node in nodes:
-            _list_item(items, node, self.milestone)
+            _list_item(items, node, self.milestone, self.href)
         gate = _sub(root, "div", class_="tl-gate", data_gate=self.milestone, data_state="closed")
         head = _sub(gate, "p", class_="tl-gate-head")
         _sub(head, "strong", f"Milestone {self.milestone}", ": ")
@@ -194,11 +231,11 @@ class ModuleMap(_CourseBlock):
         })
         return root
 
-    def on_add(self, block: etree.Element) -> etree.Element:
+    def add(self, block: etree.Element) -> etree.Element:
         return self.body
 
 
-def _list_item(items: etree.Element, node: Node, milestone: str) -> None:
+def _list_item(items: etree.Element, node: Node, milestone: str, href) -> None:
     needs = f"needs {' and '.join(node.needs)}" if node.needs else "needs nothing before it"
     if node.exercise is None:
         item = _sub(items, "li", class_="tl-map-item tl-later", data_node=node.id, data_status="later")
@@ -209,7 +246,7 @@ def _list_item(items: etree.Element, node: Node, milestone: str) -> None:
     ex = node.exercise
     item = _sub(items, "li", class_="tl-map-item", data_node=node.id, data_exercise=ex.slug,
                 data_status="not-started")
-    _sub(item, "a", f"{ex.id} {ex.title}", " · ", href=_href(ex.page))
+    _sub(item, "a", f"{ex.id} {ex.title}", " · ", href=href(ex.page))
     _sub(item, "span", NOT_STARTED, " ", class_="tl-course-status")
     detail = needs + (f" · counts towards {milestone}" if ex.milestone == milestone else "")
     _sub(item, "span", detail, class_="tl-map-detail")

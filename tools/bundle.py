@@ -31,9 +31,10 @@ def exercise_bundle(ex: manifest.Exercise, exercises: dict[str, manifest.Exercis
     }
 
 
-def write(dest: Path) -> list[str]:
-    """Write `exercises/<slug>.json`, `exercises/index.json` and `checker.zip` under `dest`."""
-    exercises = manifest.load_all()
+def write(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:
+    """Write `exercises/<slug>.json`, `exercises/index.json` and `checker.zip` under `dest`, for the exercise
+    folders under `root`."""
+    exercises = manifest.load_all(root)
     out = dest / "exercises"
     out.mkdir(parents=True, exist_ok=True)
     index = []

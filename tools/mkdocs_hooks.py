@@ -1,51 +1,63 @@
-"""The thin MkDocs glue: validate exercises before the build, name pages for widget errors, copy assets after.
+"""The thin MkDocs glue: which course is built, what each page is, and when the build steps run.
 
-Everything substantial lives elsewhere (checker/, mdwidgets/, tools/bundle.py, tools/pyodide_assets.py), so a
-successor of MkDocs that reads the same mkdocs.yml and Markdown extensions needs only this file rewritten.
+Everything substantial lives elsewhere (checker/, mdwidgets/, tools/site_steps.py, tools/pages.py), so a successor
+of MkDocs that reads the same mkdocs.yml and Markdown extensions needs only this file rewritten. The course is the
+config file's folder: its `docs_dir`, and the widgets' `exercises` folder (mkdocs.yml's `mdwidgets` options,
+relative to the config file; `exercises` by default), so a fixture course under tests/ builds the same way.
+Mistakes are logged as errors, one `file:line: message` each, and `--strict` aborts after listing all of them.
 """
 from __future__ import annotations
 
-import shutil
+import logging
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
 import mdwidgets
-from checker import validate
-from tools import bundle, offline, pyodide_assets, snapshot
+from checker.manifest import rel
+from tools import pages, site_steps
 
-REPO = Path(__file__).resolve().parent.parent
-WEB_BUILD = REPO / "build" / "web"
-WEB_FILES = ("tl.js", "tl-worker.js", "tl.css")
+LOG = logging.getLogger("mkdocs.plugins.tl")
+
+
+def _course(config) -> pages.Course:
+    root = Path(config.config_file_path).resolve().parent
+    options = config.mdx_configs.setdefault("mdwidgets", {})
+    options["exercises"] = str((root / options.get("exercises", "exercises")).resolve())
+    return pages.Course(Path(config.config_file_path).resolve(), Path(config.docs_dir).resolve(),
+                        Path(options["exercises"]))
 
 
 def on_config(config):
+    _course(config)  # makes the widgets' exercises folder absolute before any page is converted
     mdwidgets.reset_cache()
     return config
 
 
 def on_pre_build(config):
-    missing = [name for name in WEB_FILES if not (WEB_BUILD / name).is_file()]
-    if missing:
-        raise PluginError(f"build/web/{missing[0]}: missing; bundle the front end first (`npm run bundle`)")
-    reports, errors = validate.validate_all(cache=REPO / ".cache" / "validate")
+    try:
+        errors = site_steps.pre_build(_course(config))
+    except site_steps.StepError as exc:
+        raise PluginError(str(exc)) from None
     if errors:
         raise PluginError("exercise validation failed:\n" + "\n".join(errors))
 
 
+def on_nav(nav, config, files):
+    listed = {page.file.src_uri for page in nav.pages}
+    for error in pages.structure_errors(_course(config), listed if config.nav is not None else None):
+        LOG.error(error)
+    return nav
+
+
 def on_page_markdown(markdown, page, config, files):
-    mdwidgets.set_source(f"docs/{page.file.src_uri}", markdown)
+    path = Path(page.file.abs_src_path)
+    mdwidgets.set_source(rel(path), markdown, raw=path.read_text(encoding="utf-8"), uri=page.file.src_uri)
     return markdown
 
 
 def on_post_build(config):
-    site = Path(config["site_dir"])
-    target = site / "assets" / "tl"
-    shutil.copytree(WEB_BUILD, target, dirs_exist_ok=True)
-    bundle.write(target)
     try:
-        pyodide_assets.gather(site / "assets" / "pyodide")
-        snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
-    except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
+        site_steps.post_build(Path(config["site_dir"]), _course(config))
+    except site_steps.StepError as exc:
         raise PluginError(str(exc)) from None
-    offline.write(site)  # last: its version hashes every file written above

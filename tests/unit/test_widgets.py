@@ -1,7 +1,8 @@
 """Unit tests of the Markdown widgets (mdwidgets): lesson Markdown in, HTML out, parsed and checked element by element.
 
-Expected data comes from checker.manifest, the same source the widgets read, so a test fails when the page and
-the exercise folder could disagree, not when a manifest's wording changes.
+They run on the fixture course (tests/fixtures/course), never on the real one. Expected data comes from
+checker.manifest, the same source the widgets read, so a test fails when the page and the exercise folder could
+disagree, not when a manifest's wording changes.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import mdwidgets  # noqa: E402
 from checker import manifest  # noqa: E402
 
 PAGE = "docs/x.md"
+FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
 VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"}
 
 
@@ -103,12 +105,10 @@ def parse(html: str) -> Node:
     return builder.root
 
 
-def convert(text: str, exercises: Path | None = None) -> str:
+def convert(text: str, exercises: Path = FIXTURE) -> str:
     text = textwrap.dedent(text)
     mdwidgets.set_source(PAGE, text)
-    configs = {"pymdownx.arithmatex": {"generic": True}}
-    if exercises:
-        configs["mdwidgets"] = {"exercises": str(exercises)}
+    configs = {"pymdownx.arithmatex": {"generic": True}, "mdwidgets": {"exercises": str(exercises)}}
     md = markdown.Markdown(extensions=["mdwidgets", "pymdownx.arithmatex", "tables"], extension_configs=configs)
     return md.convert(text)
 
@@ -120,8 +120,8 @@ def widget_error(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def e73() -> manifest.Exercise:
-    return manifest.load_all()["e7-3"]
+def lesson() -> manifest.Exercise:
+    return manifest.load_all(FIXTURE)["t1-2"]
 
 
 @pytest.fixture(autouse=True)
@@ -133,118 +133,118 @@ def _fresh_manifests():
 
 # --- numeric -----------------------------------------------------------------------------------------------------
 
-def test_numeric_prompt(e73):
+def test_numeric_prompt(lesson):
     root = parse(convert("""
         # Page
 
-        /// numeric | E7.3 residual
-        **To do.** Type the residual, $p - q$ normalised.
+        /// numeric | T1.2 normalised
+        **To do.** Type $p / s$, normalised.
         ///
     """))
     el = root.one("div", "tl-numeric")
     assert "tl-widget" in el.classes
-    assert (el.attrs["data-exercise"], el.attrs["data-prompt"]) == ("e7-3", "residual")
+    assert (el.attrs["data-exercise"], el.attrs["data-prompt"]) == ("t1-2", "normalised")
     question = el.one("div", "tl-question")
     assert question.one("strong").text() == "To do."
-    assert question.one("span", "arithmatex").text() == r"\(p - q\)"
-    prompt = e73.prompts[0]
+    assert question.one("span", "arithmatex").text() == r"\(p / s\)"
+    prompt = lesson.prompts[0]
     assert el.data() == {
-        "exercise": "e7-3", "prompt": "residual", "answer": list(prompt.answer), "tolerance": prompt.tolerance,
+        "exercise": "t1-2", "prompt": "normalised", "answer": list(prompt.answer), "tolerance": prompt.tolerance,
         "feedback": [{"answer": list(f.answer), "message": f.message} for f in prompt.feedback],
     }
-    assert el.data()["answer"] == [1, 0, 0]
+    assert el.data()["answer"] == [0.25, 0.25, 0.5]
     explain = el.one("div", "tl-explain")
     assert "hidden" in explain.attrs
-    # The worked answer is rendered Markdown, not raw text: a paragraph, and **[1, 0, 0]** becomes <strong>.
+    # The worked answer is rendered Markdown, not raw text: a paragraph, and **[0.25, 0.25, 0.5]** becomes <strong>.
     assert explain.find_all("p")
-    assert "[1, 0, 0]" in [s.text() for s in explain.find_all("strong")]
+    assert "[0.25, 0.25, 0.5]" in [s.text() for s in explain.find_all("strong")]
     assert "**" not in explain.text()
 
 
-def test_numeric_prompt_with_a_scalar_answer_and_its_known_wrong_answers(e73):
-    el = parse(convert("/// numeric | E7.3 total-corrected\nQ\n///\n")).one("div", "tl-numeric")
+def test_numeric_prompt_with_a_scalar_answer_and_its_known_wrong_answers(lesson):
+    el = parse(convert("/// numeric | T1.2 mean\nQ\n///\n")).one("div", "tl-numeric")
     data = el.data()
-    assert data["answer"] == [0.5]
-    assert [f["answer"] for f in data["feedback"]] == [[0.375], [0.25]]
+    assert data["answer"] == [5]
+    assert [f["answer"] for f in data["feedback"]] == [[4]]
 
 
 # --- choice, predict, reveal -------------------------------------------------------------------------------------
 
-def test_check_question(e73):
-    el = parse(convert("/// choice | E7.3 check\nIs the shortcut biased?\n///\n")).one("div", "tl-choice")
+def test_check_question(lesson):
+    el = parse(convert("/// choice | T1.2 check\nIs the shortcut biased?\n///\n")).one("div", "tl-choice")
     assert {"tl-widget", "tl-check"} <= el.classes
     assert el.attrs["data-kind"] == "check" and el.attrs["data-shows-prediction"] == "predict"
     assert el.one("div", "tl-question").text().strip() == "Is the shortcut biased?"
-    choice = e73.choices[1]
+    choice = lesson.choices[1]
     buttons = el.one("div", "tl-options").find_all("button")
     assert [b.attrs["data-key"] for b in buttons] == [o.key for o in choice.options]
     assert all("disabled" in b.attrs for b in buttons), "options stay disabled until the script wires them"
     assert [b.text() for b in buttons] == [f"{o.key} {o.text}" for o in choice.options]
     data = el.data()
     assert (data["kind"], data["showsPrediction"], data["exercise"], data["prompt"]) == (
-        "check", "predict", "e7-3", "check")
+        "check", "predict", "t1-2", "check")
     assert data["options"] == [{"key": o.key, "text": o.text, "correct": o.correct, "feedback": o.feedback}
                                for o in choice.options]
     assert [o["correct"] for o in data["options"]].count(True) == 1
 
 
 def test_predict_question():
-    el = parse(convert("/// choice | E7.3 predict\nPredict first.\n///\n")).one("div", "tl-choice")
+    el = parse(convert("/// choice | T1.2 predict\nPredict first.\n///\n")).one("div", "tl-choice")
     assert "tl-predict" in el.classes and el.attrs["data-kind"] == "predict"
     assert "data-shows-prediction" not in el.attrs
     assert el.data()["showsPrediction"] == ""
 
 
 def test_reveal():
-    el = parse(convert("/// reveal | E7.3 predict\nThe *answer* is below.\n///\n")).one("div", "tl-reveal")
-    assert el.attrs["data-after"] == "predict" and el.attrs["data-exercise"] == "e7-3"
+    el = parse(convert("/// reveal | T1.2 predict\nThe *answer* is below.\n///\n")).one("div", "tl-reveal")
+    assert el.attrs["data-after"] == "predict" and el.attrs["data-exercise"] == "t1-2"
     assert el.one("p", "tl-reveal-note").text()
     body = el.one("div", "tl-reveal-body")
     assert body.one("em").text() == "answer"
 
 
 def test_reveal_must_name_a_predict_question():
-    text = "Intro.\n\n/// reveal | E7.3 check\nx\n///\n"
-    assert widget_error(text) == f"{PAGE}:3: `/// reveal | E7.3 check`: E7.3 has no predict question 'check'"
+    text = "Intro.\n\n/// reveal | T1.2 check\nx\n///\n"
+    assert widget_error(text) == f"{PAGE}:3: `/// reveal | T1.2 check`: T1.2 has no predict question 'check'"
 
 
 # --- exercise cell and catalogue ---------------------------------------------------------------------------------
 
-def test_exercise_cell(e73):
-    root = parse(convert("/// exercise | E7.3\nWrite the **residual** first.\n///\n"))
+def test_exercise_cell(lesson):
+    root = parse(convert("/// exercise | T1.2\nWrite **normalise** first.\n///\n"))
     cell = root.one("div", "tl-cell", data_kind="exercise")
-    assert cell.attrs["data-exercise"] == "e7-3"
-    assert cell.one("div", "tl-intro").one("strong").text() == "residual"
-    starter = e73.starter.read_text(encoding="utf-8")
+    assert cell.attrs["data-exercise"] == "t1-2"
+    assert cell.one("div", "tl-intro").one("strong").text() == "normalise"
+    starter = lesson.starter.read_text(encoding="utf-8")
     assert cell.one("div", "tl-fallback").one("pre").one("code").text() == starter
     data = cell.data()
-    assert (data["slug"], data["id"], data["importPath"]) == ("e7-3", "E7.3", e73.import_path)
+    assert (data["slug"], data["id"], data["importPath"]) == ("t1-2", "T1.2", lesson.import_path)
     assert data["starter"] == starter
-    assert data["timeLimit"] == e73.time_limit
+    assert data["timeLimit"] == lesson.time_limit
     assert data["requires"] == []
-    assert [t["name"] for t in data["tests"]] == e73.test_names()
-    assert data["tests"][0] == {"name": e73.catalogue[0].name, "kind": e73.catalogue[0].kind,
-                                "checks": e73.catalogue[0].checks}
+    assert [t["name"] for t in data["tests"]] == lesson.test_names()
+    assert data["tests"][0] == {"name": lesson.catalogue[0].name, "kind": lesson.catalogue[0].kind,
+                                "checks": lesson.catalogue[0].checks}
 
 
 def test_exercise_cell_lists_dependencies_deepest_first():
-    data = parse(convert("/// exercise | M07.1\nx\n///\n")).one("div", "tl-cell").data()
-    assert data["requires"] == ["m06-3"]
+    data = parse(convert("/// exercise | T01.2\nx\n///\n")).one("div", "tl-cell").data()
+    assert data["requires"] == ["t01-1"]
 
 
 def test_exercise_cell_takes_one_argument():
-    assert widget_error("/// exercise | E7.3 residual\nx\n///\n").startswith(
-        f"{PAGE}:1: `/// exercise | E7.3 residual`: expected an exercise id")
+    assert widget_error("/// exercise | T1.2 normalised\nx\n///\n").startswith(
+        f"{PAGE}:1: `/// exercise | T1.2 normalised`: expected an exercise id")
 
 
-def test_tests_catalogue(e73):
-    root = parse(convert("Before.\n\n/// tests | E7.3\n///\n"))
-    [holder] = [n for n in root.find_all(cls="tl-catalogue") if n.attrs.get("data-exercise") == "e7-3"]
+def test_tests_catalogue(lesson):
+    root = parse(convert("Before.\n\n/// tests | T1.2\n///\n"))
+    [holder] = [n for n in root.find_all(cls="tl-catalogue") if n.attrs.get("data-exercise") == "t1-2"]
     rows = holder.find_all("tr")
     body = [r for r in rows if "data-test" in r.attrs]
-    assert [r.attrs["data-test"] for r in body] == e73.test_names()
+    assert [r.attrs["data-test"] for r in body] == lesson.test_names()
     assert len(rows) == len(body) + 1  # plus the header row
-    for row, entry in zip(body, e73.catalogue):
+    for row, entry in zip(body, lesson.catalogue):
         cells = row.find_all("td")
         assert [c.text() for c in cells] == [entry.name, entry.kind, entry.checks, entry.why, "not run"]
         assert row.attrs["data-outcome"] == "not-run"
@@ -264,7 +264,7 @@ def test_pycell_runs_and_carries_its_code():
 def test_failing_pycell_names_the_page_and_line():
     text = "# Examples\n\nSome prose.\n\n/// pycell\nassert 1 == 2, 'one is not two'\n///\n"
     message = widget_error(text)
-    assert message.startswith(f"{PAGE}:5: `/// pycell`: the example fails on CPython:")
+    assert message.startswith(f"{PAGE}:6: `/// pycell`: the example fails on CPython:")  # the failing line
     assert "AssertionError: one is not two" in message
 
 
@@ -274,7 +274,7 @@ def test_failing_second_pycell_names_its_own_line():
 
 
 def test_error_line_does_not_depend_on_header_spacing():
-    text = "Intro.\n\n/// numeric |  E7.3   nope\nq\n///\n"
+    text = "Intro.\n\n/// numeric |  T1.2   nope\nq\n///\n"
     assert widget_error(text).startswith(f"{PAGE}:3: ")
 
 
@@ -283,24 +283,24 @@ def test_error_line_does_not_depend_on_header_spacing():
 def test_unknown_exercise():
     message = widget_error("# T\n\n/// numeric | Z9.9 residual\nq\n///\n")
     assert message.startswith(f"{PAGE}:3: `/// numeric | Z9.9 residual`: unknown exercise 'Z9.9' (known: ")
-    assert "E7.3" in message
+    assert "T1.2" in message
 
 
 def test_unknown_numeric_prompt():
-    message = widget_error("# T\n\nText.\n\n/// numeric | E7.3 nope\nq\n///\n")
-    assert message == (f"{PAGE}:5: `/// numeric | E7.3 nope`: E7.3 has no numeric prompt 'nope' "
-                       "(known: residual, total-corrected, total-naive)")
+    message = widget_error("# T\n\nText.\n\n/// numeric | T1.2 nope\nq\n///\n")
+    assert message == (f"{PAGE}:5: `/// numeric | T1.2 nope`: T1.2 has no numeric prompt 'nope' "
+                       "(known: normalised, mean)")
 
 
 def test_unknown_choice():
-    message = widget_error("/// choice | E7.3 residual\nq\n///\n")
-    assert message == (f"{PAGE}:1: `/// choice | E7.3 residual`: E7.3 has no choice question 'residual' "
+    message = widget_error("/// choice | T1.2 normalised\nq\n///\n")
+    assert message == (f"{PAGE}:1: `/// choice | T1.2 normalised`: T1.2 has no choice question 'normalised' "
                        "(known: predict, check)")
 
 
 def test_numeric_needs_exercise_and_item():
-    assert widget_error("/// numeric | E7.3\nq\n///\n") == (
-        f"{PAGE}:1: `/// numeric | E7.3`: expected EXERCISE ITEM, like `E7.3 residual`")
+    assert widget_error("/// numeric | T1.2\nq\n///\n") == (
+        f"{PAGE}:1: `/// numeric | T1.2`: expected EXERCISE ITEM, like `E7.3 residual`")
 
 
 # --- JSON cannot break out of its script element -----------------------------------------------------------------
@@ -318,13 +318,13 @@ def test_json_script_escapes_closing_tags():
 
 
 def test_manifest_text_with_a_script_tag_stays_data(tmp_path):
-    folder = tmp_path / "e7-3"
-    shutil.copytree(REPO / "exercises" / "e7-3", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    folder = tmp_path / "t1-2"
+    shutil.copytree(FIXTURE / "t1-2", folder, ignore=shutil.ignore_patterns("__pycache__"))
     toml = folder / "exercise.toml"
-    old = 'message = "0.375 is what the wrong shortcut gives'
+    old = 'message = "4 is the median'
     assert toml.read_text().count(old) == 1
-    toml.write_text(toml.read_text().replace(old, f'message = "{EVIL} 0.375 is what the wrong shortcut gives'))
-    root = parse(convert("/// numeric | E7.3 total-corrected\nQ\n///\n", exercises=tmp_path))
+    toml.write_text(toml.read_text().replace(old, f'message = "{EVIL} 4 is the median'))
+    root = parse(convert("/// numeric | T1.2 mean\nQ\n///\n", exercises=tmp_path))
     assert len(root.find_all("script")) == 1
     el = root.one("div", "tl-numeric")
-    assert el.data()["feedback"][0]["message"].startswith(EVIL + " 0.375")
+    assert el.data()["feedback"][0]["message"].startswith(EVIL + " 4 is the median")

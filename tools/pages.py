@@ -1,0 +1,150 @@
+"""Checks of a course's pages against its exercises and chapters, each mistake one `file:line: message`.
+
+What no single page can know: that a manifest's `page` exists, that every page is reachable (in the nav, or a
+lesson of a chapter), that a lesson page shows its code cell and its chapter's shared sections. And what each page
+knows: its widget errors, found by converting it with the site's own Markdown extensions (mdwidgets collects them
+instead of raising). Used by the MkDocs hook (tools/mkdocs_hooks.py) during a build and by
+`python -m checker validate` without one.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker import chapters as chapter_defs
+from checker import manifest
+from checker.manifest import rel
+
+
+@dataclass(frozen=True)
+class Course:
+    """Where a course lives: the generator's config file, its pages and its exercise folders."""
+
+    config_file: Path
+    docs: Path
+    exercises: Path
+
+
+def _line(path: Path, key: str) -> int:
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if pattern.match(text):
+            return number
+    return 1
+
+
+def _block_re(name: str, argument: str) -> re.Pattern:
+    return re.compile(rf"^\s*/{{3,}}\s*{re.escape(name)}\s*\|\s*{argument}\s*$", re.M | re.I)
+
+
+def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
+    """Pages, manifests and chapters that disagree. `nav_pages`: paths under docs/ listed in the nav (None when
+    the generator has no nav: reachability is then not checked)."""
+    try:
+        exercises = manifest.load_all(course.exercises)
+        chapters = chapter_defs.load_chapters(course.exercises, exercises)
+    except manifest.ManifestError as exc:
+        return [str(exc)]
+    errors = []
+    pages = {p.relative_to(course.docs).as_posix() for p in course.docs.rglob("*.md")}
+    for ex in sorted(exercises.values(), key=lambda e: e.id):
+        if ex.page not in pages:
+            errors.append(f"{rel(ex.manifest)}:{_line(ex.manifest, 'page')}: page: {rel(course.docs / ex.page)} "
+                          f"does not exist")
+    for chapter in chapters.values():
+        if chapter.page not in pages:
+            errors.append(f"{rel(chapter.path)}:{_line(chapter.path, 'page')}: page: "
+                          f"{rel(course.docs / chapter.page)} does not exist")
+    by_id = {e.id: e for e in exercises.values()}
+    lesson_pages = {by_id[i].page for c in chapters.values() for i in c.lessons if i in by_id}
+    if nav_pages is not None:
+        for page in sorted(pages - nav_pages - lesson_pages):
+            errors.append(f"{rel(course.docs / page)}:1: this page is in neither the nav of "
+                          f"{course.config_file.name} nor a chapter's lessons: add it to `nav:`, or its "
+                          "exercise to a chapter")
+    for ex in sorted(exercises.values(), key=lambda e: e.id):
+        if ex.page not in pages:
+            continue
+        path = course.docs / ex.page
+        text = path.read_text(encoding="utf-8")
+        ident = re.escape(ex.id).replace(r"\.", "[.-]")
+        if not _block_re("exercise", ident).search(text):
+            errors.append(f"{rel(path)}:1: {ex.id}'s code cell is not on its page: add `/// exercise | {ex.id}`")
+        chapter = chapter_defs.chapter_of(ex.id, chapters)
+        if chapter is None:
+            continue
+        if not _block_re("lesson", ident).search(text):
+            errors.append(f"{rel(path)}:1: lesson {ex.id} does not say where it sits in {chapter.id}: add "
+                          f"`/// lesson | {ex.id}` under its title")
+        for section in chapter.shared:
+            if not _block_re("chapter-section", rf"{chapter.id}\s+{re.escape(section.id)}").search(text):
+                errors.append(f"{rel(path)}:1: lesson {ex.id} does not show {chapter.id}'s shared section "
+                              f"{section.id!r}: add `/// chapter-section | {chapter.id} {section.id}`")
+    return errors
+
+
+def widget_errors(course: Course, only: set[str] | None = None) -> list[str]:
+    """Convert each page (or those under docs/ named in `only`) with the site's Markdown extensions and collect
+    the widgets' errors, as the build would report them."""
+    import markdown
+    from mkdocs.config import load_config
+    from mkdocs.utils.meta import get_data
+
+    import mdwidgets
+
+    config = load_config(str(course.config_file))
+    configs = dict(config.mdx_configs)
+    configs["mdwidgets"] = {**configs.get("mdwidgets", {}), "exercises": str(course.exercises), "errors": "collect"}
+    mdwidgets.reset_cache()
+    errors = []
+    for path in sorted(course.docs.rglob("*.md")):
+        uri = path.relative_to(course.docs).as_posix()
+        if only is not None and uri not in only:
+            continue
+        raw = path.read_text(encoding="utf-8")
+        text, _meta = get_data(raw)
+        mdwidgets.set_source(rel(path), text, raw=raw, uri=uri)
+        md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=configs)
+        md.convert(text)
+        errors += md.tl_page.errors
+    return errors
+
+
+def nav_pages(nav) -> set[str]:
+    """Paths of the pages listed in a MkDocs `nav:` value (nested lists and dicts of titles to paths)."""
+    found: set[str] = set()
+
+    def walk(item):
+        if isinstance(item, str):
+            if item.endswith(".md"):
+                found.add(item)
+        elif isinstance(item, dict):
+            for value in item.values():
+                walk(value)
+        elif isinstance(item, list):
+            for value in item:
+                walk(value)
+
+    walk(nav or [])
+    return found
+
+
+def course_of(config_file: Path) -> Course:
+    """The course a MkDocs config file builds: its docs_dir and the widgets' exercises folder."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(config_file))
+    root = Path(config.config_file_path).parent
+    folder = config.mdx_configs.get("mdwidgets", {}).get("exercises", "exercises")
+    return Course(Path(config.config_file_path).resolve(), Path(config.docs_dir).resolve(),
+                  (root / folder).resolve())
+
+
+def check(config_file: Path, only: set[str] | None = None) -> list[str]:
+    """Every page check of a course, for `checker validate` (no build needed)."""
+    from mkdocs.config import load_config
+
+    course = course_of(config_file)
+    nav = load_config(str(config_file)).nav
+    return structure_errors(course, nav_pages(nav) if nav is not None else None) + widget_errors(course, only)

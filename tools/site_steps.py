@@ -1,0 +1,72 @@
+"""The build steps around the page generator, callable from any generator's glue or from the command line.
+
+    pre_build(course)        validate every exercise (cached by content hash); returns the errors
+    post_build(site, course) the front end, exercise bundles and index, Pyodide assets, snapshot, then sw.js
+
+`python -m tools.site_steps post-build SITE [--config mkdocs.yml]` runs the second on a site another generator
+wrote. tools/mkdocs_hooks.py calls both for MkDocs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from checker import manifest, validate
+from tools import bundle, offline, pyodide_assets, snapshot
+from tools.pages import Course, course_of
+
+REPO = Path(__file__).resolve().parent.parent
+WEB_BUILD = REPO / "build" / "web"
+WEB_FILES = ("tl.js", "tl-worker.js", "tl.css")
+# The content-hash cache of clean validations; TL_VALIDATE_CACHE moves it (bench/course.py measures a cold one
+# without touching the developers' cache).
+VALIDATE_CACHE = Path(os.environ.get("TL_VALIDATE_CACHE") or REPO / ".cache" / "validate")
+
+
+class StepError(Exception):
+    """A build step cannot run; the message names the missing or broken file."""
+
+
+def pre_build(course: Course) -> list[str]:
+    """Check the front end is bundled and validate every exercise of the course; returns validation errors."""
+    missing = [name for name in WEB_FILES if not (WEB_BUILD / name).is_file()]
+    if missing:
+        raise StepError(f"build/web/{missing[0]}: missing; bundle the front end first (`make bundle`)")
+    extra = {} if course.exercises == manifest.EXERCISES else {"root": course.exercises}
+    _reports, errors = validate.validate_all(cache=VALIDATE_CACHE, **extra)
+    return errors
+
+
+def post_build(site: Path, course: Course) -> None:
+    """Everything the built pages load besides themselves, then the service worker (last: it hashes the rest)."""
+    target = site / "assets" / "tl"
+    shutil.copytree(WEB_BUILD, target, dirs_exist_ok=True)
+    bundle.write(target, course.exercises)
+    try:
+        pyodide_assets.gather(site / "assets" / "pyodide")
+        snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
+    except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
+        raise StepError(str(exc)) from None
+    offline.write(site)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.site_steps", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    post = sub.add_parser("post-build", help="write the assets and sw.js into a site another generator built")
+    post.add_argument("site", type=Path)
+    post.add_argument("--config", type=Path, default=REPO / "mkdocs.yml")
+    args = parser.parse_args(argv)
+    try:
+        post_build(args.site, course_of(args.config))
+    except StepError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
