@@ -6,6 +6,7 @@
 import { parseAnswer, judgeAnswer, REVEAL_AFTER } from "./numeric.js";
 import { keys } from "./store.js";
 import { el } from "./dom.js";
+import { choiceFeedback } from "./feedback.js";
 
 let uid = 0;
 
@@ -110,7 +111,7 @@ export function mountChoice(root, store) {
       feedback.textContent = `Your prediction: ${choice.key}. ${choice.text}. Read on to see whether it holds.`;
     } else {
       root.dataset.verdict = choice.correct ? "correct" : "incorrect";
-      feedback.textContent = `${choice.correct ? "Correct" : "Not quite"}: ${choice.feedback}`;
+      feedback.textContent = choiceFeedback(choice.correct, choice.feedback);
     }
     feedback.className = `tl-feedback ${choice && !isPredict ? `tl-${root.dataset.verdict}` : ""}`;
     if (predictKey) {
