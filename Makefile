@@ -11,7 +11,7 @@ PORT ?= 8000
 BINDIR ?= $(HOME)/.local/bin
 
 .PHONY: setup setup-python setup-node setup-browser build bundle serve serve-isolated test test-unit test-js \
-        test-exercises test-pyodide test-e2e validate suite-times bench clean
+        test-exercises test-pyodide test-e2e validate suite-times bench clean new preview fixture-site link-ol
 
 setup: setup-python setup-node ## Python venv, npm packages, Pyodide assets (no browser)
 	$(PY) -m tools.pyodide_assets .cache/pyodide-check >/dev/null
@@ -21,9 +21,18 @@ setup-python: .venv/.installed
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt $(QUIET_PIP)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e . $(QUIET_PIP)
-	mkdir -p $(BINDIR) && ln -sf $(CURDIR)/.venv/bin/ol $(BINDIR)/ol
-	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH; add it, or run . .venv/bin/activate, to use ol";; esac
+	@$(MAKE) --no-print-directory link-ol
 	touch $@
+
+# `ol` goes into $(BINDIR) only when nothing is there or it already is this checkout's; otherwise say so.
+link-ol:
+	@target="$(CURDIR)/.venv/bin/ol"; link="$(BINDIR)/ol"; \
+	if [ ! -e "$$link" ] && [ ! -L "$$link" ]; then \
+	  mkdir -p "$(BINDIR)" && ln -s "$$target" "$$link" && echo "linked $$link -> $$target"; \
+	elif [ "$$(readlink -f "$$link")" = "$$(readlink -f "$$target")" ]; then :; \
+	else echo "note: $$link exists and is not this checkout's ol ($$(readlink "$$link" || echo 'a file')); left alone."; \
+	  echo "      to use this one: ln -sf $$target $$link   (or: . .venv/bin/activate)"; fi
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH; add it, or run . .venv/bin/activate, to use ol";; esac
 
 setup-node: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -48,8 +57,19 @@ serve: build ## build, then serve on http://127.0.0.1:$(PORT)/
 serve-isolated: build ## same, with cross-origin isolation headers (Stop interrupts instead of restarting)
 	$(PY) -m tools.serve --port $(PORT) --isolate
 
-validate: setup-python ## every exercise: reference passes, starter fails, mutants caught, prompts agree
-	$(PY) -m checker validate
+validate: setup-python ## every exercise and page: reference passes (5 runs), starter fails, mutants caught, prompts agree
+	$(PY) -m checker validate $(EX)
+
+preview: setup bundle ## live preview on http://127.0.0.1:$(PORT)/: rebuilds on every change, shows build errors
+	$(PY) -m tools.preview --port $(PORT)
+
+# make new ID=E7.4 KIND=lesson TITLE="Acceptance rate" [CHAPTER=E7] [REQUIRES="M07.6 M07.1"] [MILESTONE=MS-P6]
+new: setup-python ## scaffold a lesson or module: page, exercise folder, nav entry (AUTHORING.md)
+	$(PY) -m tools.scaffold --id "$(ID)" --kind "$(KIND)" --title "$(TITLE)" --chapter "$(CHAPTER)" --requires "$(REQUIRES)" \
+	  --milestone "$(MILESTONE)"
+
+fixture-site: setup bundle ## the platform's fixture course (tests/fixtures/course) into build/fixture-site
+	$(PY) -m mkdocs build --strict -f tests/fixtures/course/mkdocs.yml
 
 suite-times: build ## how long each hidden suite takes in Pyodide, as learners wait for it (EX="m07-6 ...")
 	node tools/suite_times.mjs $(EX)
@@ -65,7 +85,7 @@ test-exercises: validate
 test-pyodide: build ## the same validation inside Pyodide under Node.js; outcomes must equal CPython's
 	$(PY) -m pytest -q tests/pyodide
 
-test-e2e: build setup-browser ## real headless Chromium against the built site on localhost
+test-e2e: build fixture-site setup-browser ## real headless Chromium against the built site on localhost
 	$(PY) -m pytest -q tests/e2e
 
 test: test-unit test-js test-exercises test-pyodide test-e2e ## everything CI runs
