@@ -1,51 +1,175 @@
 /**
- * The page ⇄ worker protocol, written down once. Every message is a plain object with a `type`; requests carry
- * an `id` that the reply repeats. Nothing throws across the boundary: failures are replies.
+ * The page ⇄ worker protocol, written down once: every request and reply with every field, and a validator for
+ * each direction. The worker checks requests with `requestProblem` before acting on them; worker-client.js
+ * checks replies with `replyProblem` and turns a malformed one into an error result. Nothing throws across the
+ * boundary: failures are replies, and a problem is a message ("" when the message is well formed).
  *
- * Page → worker
- *   {type: "init", id, port: MessagePort, interrupt?: SharedArrayBuffer}
- *                                   on the worker's own channel; every later message uses `port`. The worker
- *                                   starts loading Python as soon as it exists, finding Pyodide, the snapshot,
- *                                   the wheels and checker.zip relative to its own URL; replies wait for init.
- *   {type: "run", id, code, filename, files: {[path]: source}}
- *   {type: "check", id, tests: {[file]: source}, files: {[path]: source}, learner, names: string[], timeLimit}
- *   {type: "cancel", id}            withdraw a queued request that has not started (it gets no reply)
- *   {type: "ping", id}
+ * The judge's result fields come from checker/judge.py (`check` and `run`); the client adds `ms`, `restarted`
+ * and `retried` after the reply (see `ClientFields`).
  *
- * Worker → page
- *   {type: "status", stage, ms, snapshot?}  stage: "python" | "numpy" | "judge" (each one ready; ms since
- *                                   init; snapshot: whether Python was restored from the memory snapshot)
- *   {type: "started", id}           the request left the queue and Python began executing it
- *   {type: "stdout", id, text}      streamed output of a run (already capped by the judge)
- *   {type: "result", id, result}    RunResult or CheckResult below
- *   {type: "error", id, message}    the request could not be handled (unknown type, bad payload)
- *   {type: "fatal", message}        the interpreter cannot go on; the client replaces the worker
+ * ## Page → worker
+ * @typedef {{type: "init", id: number, port: MessagePort, interrupt?: SharedArrayBuffer}} InitRequest
+ *   On the worker's own channel; every later message uses `port`. The worker starts loading Python as soon as it
+ *   exists, finding Pyodide, the snapshot, the wheels and checker.zip relative to its own URL; replies wait for
+ *   init. `interrupt`: one byte, set to 2 (SIGINT) by Stop when the page is cross-origin isolated.
+ * @typedef {{type: "run", id: number, code: string, filename: string, files?: Files}} RunRequest
+ *   Run `code` as a script named `filename`; `files` (dependency sources) are importable meanwhile.
+ * @typedef {{type: "check", id: number, tests: Files, files: Files, learner: string, names: string[]}} CheckRequest
+ *   Run the hidden suite `tests` against `files`; `learner` is the key of `files` that holds the learner's own
+ *   file; `names` the catalogue's test names in order (every one appears in the result).
+ * @typedef {{type: "cancel", id: number}} CancelRequest
+ *   Withdraw a queued request that has not started; it gets no reply.
+ * @typedef {{type: "ping", id: number}} PingRequest
+ *   Answered with a RunResult of status "ok" once the worker reads its port.
+ * @typedef {InitRequest|RunRequest|CheckRequest|CancelRequest|PingRequest} Request
+ * @typedef {Record<string, string>} Files  path (or test file name) → source
  *
- * @typedef {{status: "ok"|"error"|"timeout"|"stopped", stdout: string, traceback: string}} RunResult
- * @typedef {{name: string, outcome: "passed"|"failed"|"error", message: string}} TestResult
- * @typedef {{status: "passed"|"failed"|"error"|"timeout"|"stopped", tests: TestResult[], stdout: string,
- *            traceback: string}} CheckResult
+ * Time limits are the client's: it starts a request's timer when the worker says "started" and stops the run
+ * (interrupt or a fresh worker) when it runs out. No request carries a time limit.
+ *
+ * ## Worker → page
+ * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean}} StatusReply
+ *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot.
+ * @typedef {{type: "started", id: number}} StartedReply
+ *   The request left the queue and Python began executing it.
+ * @typedef {{type: "stdout", id: number, text: string}} StdoutReply
+ *   Streamed output of a run, in batches (already capped by the judge).
+ * @typedef {{type: "result", id: number, result: RunResult|CheckResult}} ResultReply
+ * @typedef {{type: "error", id?: number, message: string}} ErrorReply
+ *   The request could not be handled (unknown type, bad payload); `id` is absent when the request had none.
+ * @typedef {{type: "fatal", message: string}} FatalReply
+ *   The interpreter cannot go on; the client replaces the worker and fails its requests plainly.
+ * @typedef {StatusReply|StartedReply|StdoutReply|ResultReply|ErrorReply|FatalReply} Reply
+ *
+ * ## Results
+ * @typedef {"python"|"numpy"|"judge"} Stage  each one ready: the interpreter; numpy (Run works); pytest (Check works)
+ * @typedef {{status: "ok"|"error"|"timeout", stdout: string, traceback: string}} RunResult
+ *   The worker reports an interrupted run as "timeout"; the client renames it "stopped" after a Stop.
+ * @typedef {{name: string, outcome: "passed"|"failed"|"error", message: string, where?: string}} TestResult
+ *   `where`: "file:line" of the innermost frame of the learner's code (or the test's) that failed.
+ * @typedef {{status: "passed"|"failed"|"error"|"timeout", tests: TestResult[], stdout: string, traceback: string,
+ *            phase?: Phase, tainted?: "before"|"during", durations?: Record<string, number>}} CheckResult
+ *   `phase`: where the check ended, machine-readable (optional until every judge sends it). `tainted`: the
+ *   judging machinery was modified before this check (by code run earlier) or during it; the result is an
+ *   error and the client replaces the worker (retrying once, on a clean one, for "before"). `durations`: ms each
+ *   test's body ran, for authors and the benchmark.
+ * @typedef {"import"|"collect"|"tests"|"tampered"|"timeout"} Phase
+ *   import: the learner's module did not import; collect: the hidden tests could not start against it; tests:
+ *   the tests ran; tampered: nothing was judged (see `tainted`); timeout: stopped by a time limit.
+ * @typedef {{ms: number, restarted?: boolean, retried?: boolean}} ClientFields
+ *   Added by worker-client.js: `ms` from "started" to the result; `restarted`: the worker was lost and replaced
+ *   while this ran; `retried`: judged on a fresh worker after a "before" refusal. A result the client makes
+ *   itself (Stop before start, a lost worker, a malformed reply) has status "stopped", "timeout" or "error".
  */
 
 export const REQUESTS = Object.freeze(["init", "run", "check", "cancel", "ping"]);
 export const REPLIES = Object.freeze(["status", "started", "stdout", "result", "error", "fatal"]);
+/** The start-up stages, in the order they are reached. */
 export const STAGES = Object.freeze(["python", "numpy", "judge"]);
+/** Each stage by name, so code says `STAGE.judge` rather than a string that may drift. */
+export const STAGE = Object.freeze(Object.fromEntries(STAGES.map((s) => [s, s])));
+/** The stage each request needs before it can start. */
+export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.judge });
+export const RUN_STATUSES = Object.freeze(["ok", "error", "timeout", "stopped"]);
+export const CHECK_STATUSES = Object.freeze(["passed", "failed", "error", "timeout", "stopped"]);
+export const OUTCOMES = Object.freeze(["passed", "failed", "error"]);
+export const PHASES = Object.freeze(["import", "collect", "tests", "tampered", "timeout"]);
+
+/** Whether `stage` (a worker's furthest, "" before any) is `wanted` or a later one. */
+export function reached(stage, wanted) {
+  return STAGES.indexOf(stage) >= STAGES.indexOf(wanted);
+}
+
+const isMap = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v) => Number.isInteger(v) && v >= 0;
+const stringsOf = (v) => isMap(v) && Object.values(v).every((s) => typeof s === "string");
 
 /**
  * Check the shape of a request; returns an error message or "" when it is well formed.
  * @param {any} msg
  */
 export function requestProblem(msg) {
-  if (!msg || typeof msg !== "object") return "a message must be an object";
+  if (!isMap(msg)) return "a message must be an object";
   if (!REQUESTS.includes(msg.type)) return `unknown message type ${JSON.stringify(msg.type)}`;
-  if (!Number.isInteger(msg.id) || msg.id < 0) return "every request needs an integer id >= 0";
+  if (!isId(msg.id)) return "every request needs an integer id >= 0";
+  if (msg.type === "init" && msg.interrupt != null
+      && !(typeof SharedArrayBuffer !== "undefined" && msg.interrupt instanceof SharedArrayBuffer)) {
+    return "init's interrupt must be a SharedArrayBuffer";
+  }
   if (msg.type === "run" && (typeof msg.code !== "string" || typeof msg.filename !== "string")) {
     return "run needs string fields code and filename";
   }
-  const isMap = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (msg.type === "run" && msg.files !== undefined && !stringsOf(msg.files)) {
+    return "run's files must map paths to sources";
+  }
   if (msg.type === "check" && (typeof msg.learner !== "string" || !isMap(msg.files) || !isMap(msg.tests)
       || !Array.isArray(msg.names))) {
     return "check needs learner, files, tests and names";
+  }
+  if (msg.type === "check" && (!stringsOf(msg.files) || !stringsOf(msg.tests)
+      || !msg.names.every((n) => typeof n === "string"))) {
+    return "check's files and tests must map names to sources, and names must be strings";
+  }
+  return "";
+}
+
+/**
+ * Check the shape of a reply; returns an error message or "" when it is well formed.
+ * @param {any} msg
+ * @param {"run"|"check"|"ping"} [requestType]  the type of the request a result answers, when known
+ */
+export function replyProblem(msg, requestType) {
+  if (!isMap(msg)) return "a reply must be an object";
+  if (!REPLIES.includes(msg.type)) return `unknown reply type ${JSON.stringify(msg.type)}`;
+  switch (msg.type) {
+    case "status":
+      if (!STAGES.includes(msg.stage)) return `status names an unknown stage ${JSON.stringify(msg.stage)}`;
+      if (typeof msg.ms !== "number") return "status needs ms";
+      if (msg.snapshot !== undefined && typeof msg.snapshot !== "boolean") return "status's snapshot must be true or false";
+      return "";
+    case "fatal":
+      return typeof msg.message === "string" ? "" : "fatal needs a message";
+    case "error":
+      if (msg.id !== undefined && msg.id !== null && !isId(msg.id)) return "error's id must be an integer id";
+      return typeof msg.message === "string" ? "" : "error needs a message";
+    default:
+      break;
+  }
+  if (!isId(msg.id)) return `${msg.type} needs the id of its request`;
+  if (msg.type === "stdout" && typeof msg.text !== "string") return "stdout needs text";
+  if (msg.type === "result") return resultProblem(msg.result, requestType);
+  return "";
+}
+
+/**
+ * Check the shape of a result from the worker (a RunResult or a CheckResult); "" when it is well formed.
+ * @param {any} result
+ * @param {"run"|"check"|"ping"} [requestType]
+ */
+export function resultProblem(result, requestType) {
+  if (!isMap(result)) return "a result must be an object";
+  if (typeof result.stdout !== "string" || typeof result.traceback !== "string") {
+    return "a result needs stdout and traceback";
+  }
+  const statuses = requestType === "check" ? CHECK_STATUSES : requestType ? RUN_STATUSES
+    : [...new Set([...RUN_STATUSES, ...CHECK_STATUSES])];
+  if (!statuses.includes(result.status)) return `unknown result status ${JSON.stringify(result.status)}`;
+  if (requestType === "check" || result.tests !== undefined) {
+    if (!Array.isArray(result.tests)) return "a check result needs tests";
+    for (const t of result.tests) {
+      if (!isMap(t) || typeof t.name !== "string" || !OUTCOMES.includes(t.outcome) || typeof t.message !== "string"
+          || (t.where !== undefined && typeof t.where !== "string")) {
+        return `malformed test result ${JSON.stringify(t)}`;
+      }
+    }
+  }
+  if (result.phase !== undefined && !PHASES.includes(result.phase)) return `unknown phase ${JSON.stringify(result.phase)}`;
+  if (result.tainted !== undefined && result.tainted !== "before" && result.tainted !== "during") {
+    return `unknown tainted ${JSON.stringify(result.tainted)}`;
+  }
+  if (result.durations !== undefined && !(isMap(result.durations)
+      && Object.values(result.durations).every((ms) => typeof ms === "number"))) {
+    return "durations must map test names to ms";
   }
   return "";
 }

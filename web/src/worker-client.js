@@ -1,30 +1,44 @@
 /**
  * The page's handle on the Python worker: starts it as the page opens, queues requests until Python is ready,
- * enforces time limits, and stops runaway code.
+ * enforces time limits, and stops runaway code. Every reply is checked against the protocol (protocol.js)
+ * before use: a malformed one becomes an error result for its request, never an exception.
  *
  * Stop: when the page is cross-origin isolated, a SharedArrayBuffer interrupt makes Python raise
  * KeyboardInterrupt within milliseconds and keeps the interpreter (and its loaded packages). Code stuck where
  * Python cannot check for interrupts (time.sleep, one long C call), or a page without isolation, gets a fresh
  * worker instead; a spare worker is kept warm so that recovery does not cost a cold start.
  */
+import { replyProblem, STAGE } from "./protocol.js";
+
 const GRACE_MS = 1500; // how long an interrupt may take before the worker is replaced
+const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is ready for a spare to start
 
 let nextId = 1;
 
+const moduleWorker = (url) => new Worker(url, { type: "module" });
+
 export class PythonWorker {
   /**
-   * @param {{base: string, spare?: boolean}} options  base: absolute URL of the site's assets/ folder;
-   *   spare: keep a second worker warm once code has run, for a quick recovery after a Stop
+   * @param {{base: string|URL, spare?: boolean, createWorker?: (url: URL) => Worker, isolated?: boolean,
+   *          graceMs?: number, spareRetryMs?: number}} options
+   *   base: absolute URL of the site's assets/ folder; spare: keep a second worker warm once code has run, for a
+   *   quick recovery after a Stop; createWorker, isolated, graceMs and spareRetryMs exist for tests (a fake
+   *   worker, the interrupt path without a browser, short waits)
    */
-  constructor({ base, spare = true }) {
+  constructor({ base, spare = true, createWorker = moduleWorker, isolated, graceMs = GRACE_MS,
+    spareRetryMs = SPARE_RETRY_MS }) {
     this.base = base;
     this.statusListeners = new Set();
     this.timeline = {};
     this.useSpare = spare;
-    this.isolated = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated === true;
+    this.createWorker = createWorker;
+    this.graceMs = graceMs;
+    this.spareRetryMs = spareRetryMs;
+    this.isolated = isolated ?? (typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated === true);
     this.pending = new Map();
     this.restarts = 0;
     this.spare = null;
+    this.spareTimer = null;
     this.live = null;
   }
 
@@ -35,7 +49,7 @@ export class PythonWorker {
     return this;
   }
 
-  /** The furthest stage the live worker has reached: "" | "python" | "numpy" | "judge". */
+  /** The furthest stage the live worker has reached: "" or one of protocol.js's STAGES. */
   get stage() {
     return this.live ? this.live.stage : "";
   }
@@ -44,7 +58,7 @@ export class PythonWorker {
     // The page template may have started the first worker already, in the page's <head> (overrides/main.html).
     const early = globalThis.__tlEarlyWorker;
     globalThis.__tlEarlyWorker = null;
-    const worker = early || new Worker(new URL("tl/tl-worker.js", this.base), { type: "module" });
+    const worker = early || this.createWorker(new URL("tl/tl-worker.js", this.base));
     const channel = new MessageChannel();
     const slot = { worker, port: channel.port1, stage: "", interrupt: null, failed: "" };
     if (this.isolated) slot.interrupt = new SharedArrayBuffer(1);
@@ -69,60 +83,75 @@ export class PythonWorker {
   }
 
   #announce() {
-    for (const fn of this.statusListeners) fn(this.status);
+    for (const fn of [...this.statusListeners]) fn(this.status);
   }
 
   #receive(slot, msg) {
-    if (!msg || typeof msg !== "object") return;
+    const req = msg && typeof msg === "object" ? this.pending.get(msg.id) : undefined;
+    const mine = req && req.slot === slot ? req : null;
+    const problem = replyProblem(msg, mine ? mine.type : undefined);
+    if (problem) {
+      if (msg && msg.type === "fatal") this.#lost(slot, "the Python worker stopped");
+      // A reply that cannot be trusted ends its request plainly; one that names no request is dropped.
+      else if (mine) this.#finish(mine, this.#failure(mine, `internal error: the Python worker sent a malformed reply (${problem})`));
+      return;
+    }
     if (msg.type === "status") {
       slot.stage = msg.stage;
       // ms since navigation, for the benchmark (bench/run.py) and for curious learners
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
       if (slot === this.live) this.#announce();
-      return;
-    }
-    if (msg.type === "fatal") {
+    } else if (msg.type === "fatal") {
       this.#lost(slot, msg.message);
-      return;
-    }
-    const req = this.pending.get(msg.id);
-    if (!req || req.slot !== slot) return;
-    if (msg.type === "started") {
-      req.started = performance.now();
-      if (req.timeLimit) req.timer = setTimeout(() => this.#halt(req, "timeout"), req.timeLimit * 1000);
+    } else if (!mine) {
+      // a reply to a request that was withdrawn, has finished, or went to another worker
+    } else if (msg.type === "started") {
+      mine.started = performance.now();
+      if (mine.timeLimit) mine.timer = setTimeout(() => this.#halt(mine, "timeout"), mine.timeLimit * 1000);
     } else if (msg.type === "stdout") {
-      req.stdout += msg.text;
-      req.onStdout(msg.text);
+      mine.stdout += msg.text;
+      mine.onStdout(msg.text);
     } else if (msg.type === "result") {
-      const result = msg.result;
-      if (result && result.tainted) {
-        this.#replace(slot);
-        if (result.tainted === "before" && req.type === "check" && !req.payload.retried) {
-          // Refused because an earlier run tampered with this worker: retry once on the clean one.
-          req.done = true;
-          clearTimeout(req.timer);
-          this.pending.delete(req.id);
-          this.request("check", { ...req.payload, retried: true }, { timeLimit: req.timeLimit, onStdout: req.onStdout })
-            .then(req.resolve);
-          return;
-        }
-      }
-      this.#finish(req, result);
-    } else if (msg.type === "error") {
-      this.#finish(req, { status: "error", tests: [], stdout: req.stdout, traceback: `internal error: ${msg.message}` });
+      this.#result(mine, msg.result);
+    } else {
+      this.#finish(mine, this.#failure(mine, `internal error: ${msg.message}`));
     }
   }
 
-  #finish(req, result) {
-    if (req.done) return;
+  /** A result from the worker; a tainted one replaces the worker (and is retried once when refused up front). */
+  #result(req, result) {
+    if (result.tainted) {
+      this.#replace(req.slot);
+      if (result.tainted === "before" && req.type === "check" && !req.retried) {
+        // Refused because an earlier run tampered with this worker: retry once on the clean one.
+        this.#drop(req);
+        this.#send(req.type, req.payload, req, true).then(req.resolve);
+        return;
+      }
+    }
+    this.#finish(req, result);
+  }
+
+  #failure(req, traceback) {
+    return { status: "error", tests: [], stdout: req.stdout, traceback };
+  }
+
+  /** Forget a request without resolving it (its promise is settled by whoever takes it over). */
+  #drop(req) {
     req.done = true;
     clearTimeout(req.timer);
     clearTimeout(req.graceTimer);
     this.pending.delete(req.id);
+  }
+
+  #finish(req, result) {
+    if (req.done) return;
+    this.#drop(req);
     if (req.halted && (result.status === "timeout" || result.status === "ok" || result.status === "error")) {
       result = { ...result, status: req.halted };
     }
-    result.ms = req.started ? performance.now() - req.started : 0;
+    result = { ...result, ms: req.started ? performance.now() - req.started : 0 };
+    if (req.retried) result.retried = true;
     req.resolve(result);
     this.#warmSpare(); // the learner is running code now: worth a spare for a quick recovery after a Stop
   }
@@ -130,6 +159,7 @@ export class PythonWorker {
   /** The live worker died or misbehaved: fail its requests plainly and bring up a replacement. */
   #lost(slot, message) {
     slot.worker.terminate();
+    slot.port.close();
     if (slot === this.spare) {
       this.spare = null;
       return;
@@ -164,30 +194,34 @@ export class PythonWorker {
     const attempt = () => {
       this.spareTimer = null;
       if (this.spare || !this.useSpare) return;
-      if (this.live && this.live.stage === "judge") this.spare = this.#spawn();
-      else this.spareTimer = setTimeout(attempt, 1000);
+      if (this.live && this.live.stage === STAGE.judge) this.spare = this.#spawn();
+      else this.spareTimer = setTimeout(attempt, this.spareRetryMs);
     };
     attempt();
   }
 
   /**
    * Send a request; resolves with its result (never rejects).
-   * @param {"run"|"check"} type
-   * @param {object} payload
+   * @param {"run"|"check"|"ping"} type
+   * @param {object} payload  the request's fields besides type and id (protocol.js)
    * @param {{timeLimit?: number, onStdout?: (text: string) => void, background?: boolean}} options
-   *   background: work the learner did not ask for; Stop leaves it alone
+   *   timeLimit: seconds from "started" (0: none); background: work the learner did not ask for; Stop leaves it alone
+   * @returns {Promise<object>} the worker's result, with the client's fields (protocol.js ClientFields)
    */
-  request(type, payload, { timeLimit = 0, onStdout = () => {}, background = false } = {}) {
+  request(type, payload, options = {}) {
+    return this.#send(type, payload, options, false);
+  }
+
+  #send(type, payload, { timeLimit = 0, onStdout = () => {}, background = false }, retried) {
     this.start();
     const id = nextId++;
     const slot = this.live;
     return new Promise((resolve) => {
-      const req = { id, slot, resolve, onStdout, timeLimit, stdout: "", done: false, halted: "", background };
+      const req = { id, type, payload, slot, resolve, onStdout, timeLimit, background, retried, stdout: "",
+        done: false, halted: "" };
       this.pending.set(id, req);
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
-      req.type = type;
-      req.payload = payload;
-      slot.port.postMessage({ type, id, ...payload });
+      slot.port.postMessage({ ...payload, type, id });
     });
   }
 
@@ -195,6 +229,7 @@ export class PythonWorker {
   #replace(slot) {
     if (slot !== this.live) return;
     slot.worker.terminate();
+    slot.port.close();
     this.#promote();
   }
 
@@ -202,6 +237,22 @@ export class PythonWorker {
   stop() {
     // Background work (the warm-up check) is not the learner's: it finishes on its own, within its time limit.
     for (const req of [...this.pending.values()]) if (!req.background) this.#halt(req, "stopped");
+  }
+
+  /** End everything: pending requests resolve as "stopped" and the workers are terminated (tests, teardown). */
+  dispose() {
+    this.useSpare = false;
+    clearTimeout(this.spareTimer);
+    for (const req of [...this.pending.values()]) {
+      this.#finish(req, { status: "stopped", tests: [], stdout: req.stdout, traceback: "" });
+    }
+    for (const slot of [this.live, this.spare]) {
+      if (!slot) continue;
+      slot.worker.terminate();
+      slot.port.close();
+    }
+    this.live = this.spare = null;
+    this.statusListeners.clear();
   }
 
   #halt(req, reason) {
@@ -214,10 +265,10 @@ export class PythonWorker {
       this.#finish(req, { status: reason, tests: [], stdout: "", traceback: "" });
     } else if (slot.interrupt) {
       new Uint8Array(slot.interrupt)[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check
-      req.graceTimer = setTimeout(() => this.#lost(slot, `${reason}: Python did not respond to the interrupt`), GRACE_MS);
+      const lost = () => this.#lost(slot, `${reason}: Python did not respond to the interrupt`);
+      req.graceTimer = setTimeout(lost, this.graceMs);
     } else {
       this.#lost(slot, reason);
     }
   }
 }
-

@@ -5,7 +5,7 @@
  * (Run works), "judge" (pytest loaded: Check works). Requests that arrive early wait for the stage they need.
  * Every request gets exactly one reply (see protocol.js); learner errors are results, not exceptions.
  */
-import { requestProblem } from "./protocol.js";
+import { requestProblem, STAGE, STAGES, NEEDS } from "./protocol.js";
 import { extract, unwrap } from "./pack.js";
 
 const JUDGE_DIR = "/home/pyodide/tl";
@@ -117,7 +117,7 @@ function boot() {
   // The build names its snapshot SNAPSHOT (tools/snapshot.py); requesting it before wheels.json confirms that
   // saves a round trip on the critical path. A build without one answers 404, and the guess is dropped.
   const guessed = fetchSnapshot(INDEX + SNAPSHOT);
-  stages.python = (async () => {
+  stages[STAGE.python] = (async () => {
     const info = await fetch(`${INDEX}wheels.json`).then((r) => {
       if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
       return r.json();
@@ -159,12 +159,12 @@ function boot() {
     } catch { /* the judge stage installs the wheels one by one instead */ }
     py.runPython(BRIDGE);
     bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check"), arm: py.globals.get("_tl_integrity").arm };
-    post({ type: "status", stage: "python", ms: performance.now() - t0, snapshot: restored });
+    post({ type: "status", stage: STAGE.python, ms: performance.now() - t0, snapshot: restored });
     return py;
   })();
   const loadErrors = [];
   const load = (names) => pyodide.loadPackage(names, { messageCallback: quiet, errorCallback: (e) => loadErrors.push(e) });
-  stages.numpy = stages.python.then(async () => {
+  stages[STAGE.numpy] = stages[STAGE.python].then(async () => {
     if (numpyPack) {
       // numpy repacked at build time with its bytecode (tools/numpy_archive.mjs), written from JavaScript: each
       // extension module is then compiled when first imported, instead of all 19 up front by loadPackage.
@@ -186,9 +186,9 @@ function boot() {
     // loaded first so that replacing them later is noticed too.
     pyodide.runPython("import fractions, math, numpy.random, numpy.linalg\nfrom checker import stats");
     bridge.arm();
-    post({ type: "status", stage: "numpy", ms: performance.now() - t0 });
+    post({ type: "status", stage: STAGE.numpy, ms: performance.now() - t0 });
   });
-  stages.judge = stages.numpy.then(async () => {
+  stages[STAGE.judge] = stages[STAGE.numpy].then(async () => {
     if (!wheelsWritten) await load(wheelURLs);
     try {
       pyodide.runPython("import pytest\n_tl_judge.prepare()");
@@ -196,9 +196,9 @@ function boot() {
       throw new Error(`pytest could not be loaded: ${loadErrors.join("; ") || err.message}`);
     }
     bridge.arm(); // adds pytest's modules to the baseline
-    post({ type: "status", stage: "judge", ms: performance.now() - t0 });
+    post({ type: "status", stage: STAGE.judge, ms: performance.now() - t0 });
   });
-  for (const stage of ["python", "numpy", "judge"]) {
+  for (const stage of STAGES) {
     stages[stage].catch((err) => fatal(`Python could not start (${stage}): ${err.message}`));
   }
 }
@@ -226,15 +226,15 @@ async function handle(msg) {
   if (msg.type === "init") {
     if (msg.interrupt) {
       interrupt = new Uint8Array(msg.interrupt);
-      stages.python.then((py) => py.setInterruptBuffer(interrupt)).catch(() => {});
+      stages[STAGE.python].then((py) => py.setInterruptBuffer(interrupt)).catch(() => {});
     }
     return;
   }
   if (msg.type === "ping") {
-    post({ type: "result", id: msg.id, result: { status: "ok" } });
+    post({ type: "result", id: msg.id, result: { status: "ok", stdout: "", traceback: "" } });
     return;
   }
-  await (msg.type === "check" ? stages.judge : stages.numpy);
+  await stages[NEEDS[msg.type]];
   if (dead) return;
   if (cancelled.delete(msg.id)) return;
   if (interrupt) interrupt[0] = 0;

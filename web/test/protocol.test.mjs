@@ -1,15 +1,18 @@
-// Unit tests of web/src/protocol.js: the shape check every request passes before the worker acts on it.
+// Unit tests of web/src/protocol.js: the shape checks of every request (the worker applies them before acting)
+// and of every reply (worker-client.js applies them before use).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { requestProblem, REQUESTS, REPLIES, STAGES } from "../src/protocol.js";
+import {
+  CHECK_STATUSES, NEEDS, PHASES, reached, replyProblem, requestProblem, resultProblem, REQUESTS, REPLIES, STAGE, STAGES,
+} from "../src/protocol.js";
 
 const GOOD = {
   init: { type: "init", id: 1, indexURL: "http://127.0.0.1:8000/assets/pyodide/", judgeURL: "checker.zip", wheels: [] },
   run: { type: "run", id: 2, code: "print(1)", filename: "main.py", files: {} },
   check: {
     type: "check", id: 3, tests: { "test_x.py": "def test_a(): pass" }, files: { "tinyllm/x.py": "" },
-    learner: "tinyllm/x.py", names: ["test_a"], timeLimit: 20,
+    learner: "tinyllm/x.py", names: ["test_a"],
   },
   cancel: { type: "cancel", id: 2 },
   ping: { type: "ping", id: 4 },
@@ -63,3 +66,83 @@ test("requests without an id are rejected", () => {
     assert.equal(id, 4);
     assert.notEqual(requestProblem(noId), "");
   });
+
+test("check's files, tests and names must hold strings: the worker serialises them for Python", () => {
+  assert.match(requestProblem({ ...GOOD.check, files: { "x.py": 3 } }), /must map names to sources/);
+  assert.match(requestProblem({ ...GOOD.check, tests: { "t.py": null } }), /must map names to sources/);
+  assert.match(requestProblem({ ...GOOD.check, names: ["a", 1] }), /names must be strings/);
+  assert.match(requestProblem({ ...GOOD.run, files: { "m.py": ["x"] } }), /run's files/);
+  assert.equal(requestProblem({ ...GOOD.run, files: undefined }), "");
+});
+
+test("init's interrupt is a SharedArrayBuffer when given", () => {
+  assert.equal(requestProblem({ ...GOOD.init, interrupt: new SharedArrayBuffer(1) }), "");
+  assert.equal(requestProblem({ ...GOOD.init, interrupt: null }), "");
+  assert.match(requestProblem({ ...GOOD.init, interrupt: new ArrayBuffer(1) }), /SharedArrayBuffer/);
+});
+
+test("stage names exist once: STAGE by name, NEEDS per request, reached() in order", () => {
+  assert.deepEqual(Object.values(STAGE), [...STAGES]);
+  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "judge" });
+  assert.equal(reached("judge", STAGE.numpy), true);
+  assert.equal(reached("numpy", STAGE.numpy), true);
+  assert.equal(reached("python", STAGE.numpy), false);
+  assert.equal(reached("", STAGE.python), false);
+});
+
+const CHECKED = {
+  status: "failed", stdout: "", traceback: "", phase: "tests", durations: { test_a: 1.5 },
+  tests: [{ name: "test_a", outcome: "failed", message: "expected 1, got 2", where: "tinyllm/x.py:3" }],
+};
+const REPLY = {
+  status: { type: "status", stage: "judge", ms: 812.5 },
+  started: { type: "started", id: 3 },
+  stdout: { type: "stdout", id: 2, text: "42\n" },
+  result: { type: "result", id: 3, result: CHECKED },
+  error: { type: "error", id: 3, message: "check needs learner, files, tests and names" },
+  fatal: { type: "fatal", message: "The Python runtime stopped" },
+};
+
+test("every reply type has a well-formed example", () => {
+  assert.deepEqual(Object.keys(REPLY).sort(), [...REPLIES].sort());
+  for (const [type, msg] of Object.entries(REPLY)) assert.equal(replyProblem(msg, "check"), "", type);
+  assert.equal(replyProblem({ ...REPLY.status, stage: "python", snapshot: true }), "");
+  assert.equal(replyProblem({ type: "error", message: "a message must be an object" }), "", "an error may lack an id");
+});
+
+test("malformed replies are named", () => {
+  const cases = [
+    [null, /must be an object/],
+    [{ type: "hello", id: 1 }, /unknown reply type "hello"/],
+    [{ ...REPLY.status, stage: "pytest" }, /unknown stage "pytest"/],
+    [{ ...REPLY.status, ms: "soon" }, /needs ms/],
+    [{ ...REPLY.status, snapshot: "yes" }, /snapshot/],
+    [{ type: "started" }, /started needs the id/],
+    [{ ...REPLY.stdout, text: 42 }, /stdout needs text/],
+    [{ type: "fatal" }, /fatal needs a message/],
+    [{ type: "error", id: "x", message: "m" }, /error's id/],
+    [{ ...REPLY.result, result: undefined }, /a result must be an object/],
+  ];
+  for (const [msg, problem] of cases) assert.match(replyProblem(msg, "check"), problem, JSON.stringify(msg));
+});
+
+test("results: statuses per request type, rows, and the optional phase, tainted, durations and where", () => {
+  const run = { status: "ok", stdout: "", traceback: "" };
+  assert.equal(resultProblem(run, "run"), "");
+  assert.equal(resultProblem(run, "ping"), "");
+  assert.match(resultProblem({ ...run, status: "passed" }, "run"), /unknown result status "passed"/);
+  assert.match(resultProblem(run, "check"), /unknown result status "ok"/);
+  assert.match(resultProblem({ ...CHECKED, tests: undefined }, "check"), /needs tests/);
+  assert.match(resultProblem({ status: "ok", stdout: "" }, "run"), /stdout and traceback/);
+  for (const phase of PHASES) assert.equal(resultProblem({ ...CHECKED, phase }, "check"), "", phase);
+  assert.equal(resultProblem({ ...CHECKED, phase: undefined }, "check"), "", "phase is optional");
+  assert.match(resultProblem({ ...CHECKED, phase: "import-ish" }, "check"), /unknown phase/);
+  assert.equal(resultProblem({ ...CHECKED, status: "error", tainted: "during" }, "check"), "");
+  assert.match(resultProblem({ ...CHECKED, tainted: "yes" }, "check"), /unknown tainted/);
+  assert.match(resultProblem({ ...CHECKED, durations: { test_a: "1 ms" } }, "check"), /durations/);
+  const row = CHECKED.tests[0];
+  for (const bad of [{ ...row, outcome: "skipped" }, { ...row, message: undefined }, { ...row, where: 3 }, "test_a"]) {
+    assert.match(resultProblem({ ...CHECKED, tests: [bad] }, "check"), /malformed test result/, JSON.stringify(bad));
+  }
+  assert.ok(CHECK_STATUSES.includes("stopped"), "the client's own results are checks too");
+});
