@@ -5,15 +5,19 @@
     ol check M07.6      run the hidden tests on your file; the exit code is the verdict
     ol diff  M07.6      after a pass: your code against the reference
     ol list             every exercise and its status in this folder
+    ol export FILE      your code and passes as the site's progress file (the progress page imports it)
+    ol import FILE      the site's progress export: its code into python/..., nothing counted as passed
 
 Nothing here decides pass or fail: `checker.judge` does, in a fresh interpreter (`checker.olrun`), exactly as the
-site's worker does in Pyodide. Exercises come from the `exercises/` folder of the checkout this package lives in,
-or from $TL_EXERCISES. Every problem ends as a short message and a non-zero exit, never as a traceback of `ol`.
+site's worker does in Pyodide. Exercises come from $TL_EXERCISES, else from the course data packed in the
+`tinyllm-ol` wheel (checker/course/, tools/ol_wheel.py), else from the `exercises/` folder of the checkout this
+package lives in. Every problem ends as a short message and a non-zero exit, never as a traceback of `ol`.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shutil
@@ -21,12 +25,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import manifest, olrun
+from . import exchange, manifest, olrun
 from .manifest import Exercise, ManifestError
-from .progress import CHANGED, NOT_STARTED, PASSED, Progress, ProgressError, backup, ensure_state_dir, \
-    find_workspace, sha256_of
+from .progress import CHANGED, NOT_STARTED, PASSED, STATE_DIR, Progress, ProgressError, backup, build_order, \
+    ensure_state_dir, find_workspace, sha256_of
 
 ENV_EXERCISES = "TL_EXERCISES"
+PACKAGED = Path(__file__).resolve().parent / "course"  # present in the tinyllm-ol wheel only
+IMPORTED = "imported.json"  # under .ol/: what an import brought that ol does not use itself (answers, prefs)
 WIDTH = 100
 OUTPUT_LINES = 40  # lines of the learner's own printed output shown after a check
 
@@ -76,14 +82,28 @@ def place(folder: Path) -> str:
 
 # ---- exercises and folders ----------------------------------------------------------------------------------------
 
+def build_info() -> dict:
+    """{"course", "version", "site"} of the wheel ol came from; a checkout's version is "checkout"."""
+    try:
+        info = json.loads((PACKAGED / "build.json").read_text(encoding="utf-8"))
+        if isinstance(info, dict):
+            return {"course": str(info.get("course") or exchange.COURSE), "version": str(info.get("version", "")),
+                    "site": str(info.get("site", ""))}
+    except (OSError, ValueError):
+        pass
+    return {"course": exchange.COURSE, "version": "checkout", "site": ""}
+
+
 def exercises_root() -> Path:
-    """$TL_EXERCISES, else the `exercises/` folder next to the installed `checker` package."""
+    """$TL_EXERCISES, else the exercises packed in the wheel, else the `exercises/` folder of the checkout."""
     env = os.environ.get(ENV_EXERCISES)
-    root = Path(env).expanduser().resolve() if env else manifest.EXERCISES
+    packaged = PACKAGED / "exercises"
+    root = Path(env).expanduser().resolve() if env else packaged if packaged.is_dir() else manifest.EXERCISES
     if not root.is_dir():
         where = f"${ENV_EXERCISES} points at {root}" if env else f"ol looks for exercises in {root}"
-        raise OlError(f"{where}, and there is no such folder. Install ol from the course repository checkout "
-                      f"(`pip install -e .` at its root), or set {ENV_EXERCISES} to its exercises/ folder.")
+        raise OlError(f"{where}, and there is no such folder. Install ol from the course site (`pip install "
+                      f"--extra-index-url <the site>/simple/ tinyllm-ol`), or set {ENV_EXERCISES} to an "
+                      f"exercises/ folder.")
     return root
 
 
@@ -122,9 +142,16 @@ def workspace(args: argparse.Namespace) -> Path:
 
 def progress(folder: Path) -> Progress:
     try:
-        return Progress.load(folder)
+        record = Progress.load(folder)
     except ProgressError as exc:
         raise OlError(str(exc)) from None
+    mine = build_order(build_info()["version"])
+    newer = sorted(i for i, p in record.passes.items() if mine and build_order(p.build) > mine)
+    if newer:
+        say(f"note: this ol ({build_info()['version']}) is older than the one that recorded the pass of "
+            f"{', '.join(newer)} in {shown(record.path)}; its exercises may have changed since. Update it: "
+            f"`pip install -U --extra-index-url <the site>/simple/ tinyllm-ol`.", file=sys.stderr)
+    return record
 
 
 def read_learner(ex: Exercise, folder: Path) -> bytes:
@@ -165,13 +192,29 @@ def cmd_start(args: argparse.Namespace) -> int:
                           FAILED)
         note = f"Your previous file is saved as {shown(backup(folder, ex.learner_path))}\n"
     ensure_state_dir(folder)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    made = make_packages(folder, ex.learner_path)
     target.write_bytes(starter)
-    say(f"{note}{ex.id} {ex.title}: wrote the starter to {shown(target)}")
+    also = f" (and {', '.join(shown(m) for m in made)}, so python/ imports as a package)" if made else ""
+    say(f"{note}{ex.id} {ex.title}: wrote the starter to {shown(target)}{also}")
     needs = ", ".join(ex.requires)
     say(f"Next: `ol tests {ex.id}` to read what the hidden tests check, then `ol check {ex.id}`."
         + (f" It builds on {needs}: pass that first, or add --ref-deps to use the reference." if needs else ""))
     return 0
+
+
+def make_packages(folder: Path, learner_path: str) -> list[Path]:
+    """Create the folders of `learner_path` and an empty `__init__.py` in each package folder below python/
+    that lacks one (never touching an existing file). Returns the files created."""
+    made = []
+    parts = Path(learner_path).parts  # ("python", "tinyllm", "prob", "rejection.py")
+    for depth in range(2, len(parts)):
+        package = folder.joinpath(*parts[:depth])
+        package.mkdir(parents=True, exist_ok=True)
+        init = package / "__init__.py"
+        if not init.exists():
+            init.write_text("", encoding="utf-8")
+            made.append(init)
+    return made
 
 
 # ---- ol tests ---------------------------------------------------------------------------------------------------
@@ -326,7 +369,7 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
         record = Progress(folder, {})
         try:
             record = Progress.load(folder)  # afresh: another ol may have recorded a pass meanwhile
-            record.record(ex.id, sha256_of(data), ref_deps)
+            record.record(ex.id, sha256_of(data), ref_deps, build_info()["version"])
             record.save()
         except ProgressError as exc:
             say(f"warning: the pass could not be recorded: {exc}", file=sys.stderr)
@@ -383,13 +426,117 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- ol export / ol import ----------------------------------------------------------------------------------------
+
+def _imported(folder: Path) -> dict[str, object]:
+    """Entries an earlier import brought that ol keeps only to pass them on (answers, predictions, prefs)."""
+    try:
+        data = json.loads((folder / STATE_DIR / IMPORTED).read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    exercises = load_exercises()
+    folder = workspace(args)
+    record = progress(folder)
+    target = Path(args.file).expanduser()
+    if target.exists() and not args.force:
+        raise OlError(f"{shown(target)} exists; ol export never overwrites a file without --force.", FAILED)
+    info = build_info()
+    data = {k: v for k, v in _imported(folder).items() if k.startswith(("prompt:", "prefs:"))}
+    written = passed = 0
+    for ex in sorted(exercises.values(), key=lambda e: e.slug):
+        path = folder / ex.learner_path
+        if not path.is_file():
+            continue
+        raw = read_learner(ex, folder)
+        data[f"code:{ex.slug}"] = {"code": raw.decode("utf-8"), "at": int(path.stat().st_mtime * 1000)}
+        written += 1
+        entry = record.passes.get(ex.id)
+        if entry is not None and entry.sha256 == sha256_of(raw):
+            data[f"elsewhere:{ex.slug}"] = {"status": "passed", "by": "ol", "sha256": entry.sha256,
+                                            "when": entry.when, "build": entry.build, "refDeps": entry.ref_deps}
+            passed += 1
+    text = exchange.render(data, course=info["course"], build=info["version"], origin="ol")
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    say(f"Exported the code of {written} exercise{'s' if written != 1 else ''} ({passed} passed here) to "
+        f"{shown(target)}. On the site, open Your progress and choose Import: the code appears in each editor, "
+        f"and each pass counts there once the page has checked it.")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    exercises = load_exercises()
+    folder = workspace(args)
+    source = Path(args.file).expanduser()
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OlError(f"{shown(source)}: no such file") from None
+    except UnicodeDecodeError:
+        raise OlError(f"{shown(source)} is not a progress export (it is not text)") from None
+    try:
+        dump = exchange.parse(text, build_info()["course"])
+    except exchange.ExchangeError as exc:
+        raise OlError(f"{shown(source)}: {exc}; nothing was imported.") from None
+    plan, unknown, same, clash = [], [], [], []
+    for slug, code in sorted(dump.code().items()):
+        ex = exercises.get(slug)
+        if ex is None:
+            unknown.append(slug)
+            continue
+        target = folder / ex.learner_path
+        if target.is_file() and target.read_text(encoding="utf-8", errors="replace") == code:
+            same.append(ex)
+            continue
+        if target.exists():
+            clash.append(ex)
+        plan.append((ex, code))
+    if clash and not args.force:
+        names = ", ".join(ex.learner_path for ex in clash)
+        if not (sys.stdin.isatty() and _confirm(f"Replace your {names} with the imported code? Your files are "
+                                                f"backed up in .ol/backups/ first. [y/N] ")):
+            raise OlError(f"{names} already exist{'s' if len(clash) == 1 else ''} here and differ from the "
+                          f"file; nothing was imported. Run `ol import {args.file} --force` to replace them (a "
+                          f"backup of each is kept in .ol/backups/).", FAILED)
+    ensure_state_dir(folder)
+    for ex, code in plan:
+        if (folder / ex.learner_path).exists():
+            backup(folder, ex.learner_path)
+        make_packages(folder, ex.learner_path)
+        (folder / ex.learner_path).write_text(code, encoding="utf-8")
+    kept = {**_imported(folder), **{k: v for k, v in dump.data.items() if k.startswith(("prompt:", "prefs:"))}}
+    (folder / STATE_DIR / IMPORTED).write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    for ex, _code in plan:
+        say(f"  wrote {ex.learner_path} ({ex.id})")
+    for slug in unknown:
+        say(f"  skipped the code of {slug}: no such exercise in this version of the course", file=sys.stderr)
+    if same:
+        say(f"  unchanged: {', '.join(ex.id for ex in same)} (your file already holds that code)")
+    checks = " ".join(f"`ol check {ex.id}`" for ex, _ in plan)
+    say(f"Imported {len(plan)} file{'s' if len(plan) != 1 else ''} from {shown(source)}. Nothing counts as "
+        f"passed here until ol has judged it" + (f": {checks}." if plan else "."))
+    return 0
+
+
+def _confirm(question: str) -> bool:
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
 # ---- the command line -------------------------------------------------------------------------------------------
 
 EPILOG = """exit codes: 0 success (for check: every hidden test passed); 1 not passed, stopped, or refused;
 2 bad input (unknown exercise, missing file, broken exercise data).
 Exercise ids are accepted in any case and as E7.3, e7.3 or e7-3. Your folder is --dir, else the nearest folder
 at or above the current one that holds .ol/ (ol start creates it), else the current folder.
-Exercises are read from the course checkout ol is installed from, or from $TL_EXERCISES."""
+Exercises are read from $TL_EXERCISES, the tinyllm-ol wheel, or the course checkout ol is installed from."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -398,6 +545,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ol", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
         description="Work the tinyllm exercises in your own editor: the same starters, hidden tests and judge "
                     "as the site, offline.")
+    info = build_info()
+    source = info["site"] or ("the tinyllm-ol wheel" if (PACKAGED / "exercises").is_dir() else
+                               f"the checkout at {manifest.REPO}")
+    parser.add_argument("--version", action="version",
+                        version=f"ol {info['version']} ({info['course']} exercises, from {source})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     folder = argparse.ArgumentParser(add_help=False)
     folder.add_argument("--dir", metavar="DIR", help="your working folder (default: see below)")
@@ -433,6 +585,18 @@ def build_parser() -> argparse.ArgumentParser:
     command("list", "every exercise and its status in your folder",
             "List every exercise with its kind, what it requires, and its status in your folder:\n"
             "not started, started, passed, or changed since pass.", cmd_list)
+    p = command("export", "write your code and passes as the site's progress file",
+                "Write the code of every exercise in your folder, and which of them passed here, in the format\n"
+                "of the site's progress page, which imports it (each pass counts there once the page has\n"
+                "checked the code itself).", cmd_export)
+    p.add_argument("file", help="the file to write, e.g. progress.json")
+    p.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+    p = command("import", "take the site's progress export into your folder",
+                "Write the code from the site's progress export into python/... in your folder. Files that\n"
+                "exist and differ are replaced only after you confirm (or with --force), each backed up to\n"
+                ".ol/backups/ first. Nothing counts as passed until `ol check` has judged it.", cmd_import)
+    p.add_argument("file", help="the exported file, e.g. tinyllm-progress-2026-12-01.json")
+    p.add_argument("--force", action="store_true", help="replace differing files without asking (backups kept)")
     return parser
 
 

@@ -32,6 +32,7 @@ class Pass:
     sha256: str
     when: str
     ref_deps: bool
+    build: str = ""  # the version of ol (its wheel) that judged it; "" for a checkout
 
 
 def find_workspace(explicit: Path | None, cwd: Path) -> Path:
@@ -89,19 +90,21 @@ class Progress:
                                 f"{VERSION} and a \"passed\" table). Delete it to start the record afresh.")
         for ident, entry in raw.items():
             if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
-                passes[ident] = Pass(entry["sha256"], str(entry.get("when", "")), bool(entry.get("ref_deps")))
+                passes[ident] = Pass(entry["sha256"], str(entry.get("when", "")), bool(entry.get("ref_deps")),
+                                     str(entry.get("build", "")))
         return cls(folder, passes)
 
-    def record(self, ident: str, sha256: str, ref_deps: bool) -> None:
-        """Remember that the file with this hash passed exercise `ident`."""
+    def record(self, ident: str, sha256: str, ref_deps: bool, build: str = "") -> None:
+        """Remember that the file with this hash passed exercise `ident`, judged by ol of version `build`."""
         when = dt.datetime.now().astimezone().isoformat(timespec="seconds")
-        self.passes[ident] = Pass(sha256, when, ref_deps)
+        self.passes[ident] = Pass(sha256, when, ref_deps, build)
 
     def save(self) -> None:
         """Write atomically, so an interrupted `ol` never leaves half a file behind."""
         ensure_state_dir(self.folder)
-        data = {"version": VERSION, "passed": {k: {"sha256": p.sha256, "when": p.when, "ref_deps": p.ref_deps}
-                                               for k, p in sorted(self.passes.items())}}
+        data = {"version": VERSION, "passed": {
+            k: {"sha256": p.sha256, "when": p.when, "ref_deps": p.ref_deps, **({"build": p.build} if p.build else {})}
+            for k, p in sorted(self.passes.items())}}
         tmp = self.path.with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -118,6 +121,14 @@ class Progress:
         if record is None:
             return STARTED
         return PASSED if record.sha256 == sha else CHANGED
+
+
+def build_order(version: str) -> tuple[int, ...]:
+    """The orderable public part of an ol build version (`0.2.1764590000+abc` -> (0, 2, 1764590000)); () for
+    a checkout or anything unreadable, which never counts as older or newer."""
+    public = version.split("+", 1)[0]
+    parts = public.split(".")
+    return tuple(int(x) for x in parts) if public and all(x.isdigit() for x in parts) else ()
 
 
 def ensure_state_dir(folder: Path) -> Path:

@@ -1,7 +1,8 @@
 """The build steps around the page generator, callable from any generator's glue or from the command line.
 
     pre_build(course)        validate every exercise (cached by content hash); returns the errors
-    post_build(site, course) the front end, exercise bundles and index, Pyodide assets, snapshot, then sw.js
+    post_build(site, course) the front end, exercise bundles and index, Pyodide assets, snapshot, the tinyllm-ol
+                             wheel and its package index under simple/, then sw.js
 
 `python -m tools.site_steps post-build SITE [--config mkdocs.yml]` runs the second on a site another generator
 wrote. tools/mkdocs_hooks.py calls both for MkDocs.
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 from checker import manifest, validate
-from tools import bundle, offline, pyodide_assets, snapshot
+from tools import bundle, offline, ol_wheel, pyodide_assets, snapshot
 from tools.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,6 +51,7 @@ def post_build(site: Path, course: Course) -> None:
         snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
     except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
         raise StepError(str(exc)) from None
+    ol_wheel.write_index(site, course.exercises)  # `pip install --extra-index-url <site>/simple/ tinyllm-ol`
     offline.write(site)
 
 

@@ -1,11 +1,13 @@
 """`ol` end to end: every command runs as a subprocess in a temporary folder, as a learner would run it.
 
-Two exercise roots (through TL_EXERCISES): a copy of the real E7.3, so starter, reference and mutants are the
-site's own; and two tiny exercises T1.1 <- T1.2 with a one-second time limit, for dependency gating and for code
-that never ends, so those tests take seconds rather than the real limit of 20 s per test.
+Two exercise roots (through TL_EXERCISES): a copy of the fixture course's lesson T1.2
+(tests/fixtures/course), so starter, reference and mutants are an exercise's own; and two tiny exercises
+T1.1 <- T1.2 with a one-second time limit, for dependency gating and for code that never ends, so those tests take
+seconds rather than a real time limit per test.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -22,7 +24,8 @@ sys.path.insert(0, str(REPO))
 from checker import manifest  # noqa: E402
 from checker.validate import apply_mutant  # noqa: E402
 
-E73_FILE = "python/tinyllm/lessons/rejection_correction.py"
+LESSON_FILE = "python/fixture/lessons/stats.py"
+FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
 BASE_FILE = "python/toy/base.py"
 QUAD_FILE = "python/toy/quad.py"
 
@@ -100,10 +103,10 @@ TOY = {
 
 
 @pytest.fixture(scope="session")
-def e73_root(tmp_path_factory) -> Path:
-    """A copy of the real E7.3 alone: exercises being written next to it cannot break these tests."""
-    root = tmp_path_factory.mktemp("e73-exercises")
-    shutil.copytree(REPO / "exercises" / "e7-3", root / "e7-3", ignore=shutil.ignore_patterns("__pycache__"))
+def lesson_root(tmp_path_factory) -> Path:
+    """A copy of the fixture lesson T1.2 alone."""
+    root = tmp_path_factory.mktemp("lesson-exercises")
+    shutil.copytree(FIXTURE / "t1-2", root / "t1-2", ignore=shutil.ignore_patterns("__pycache__"))
     return root
 
 
@@ -143,25 +146,25 @@ def write(folder: Path, rel: str, text: str) -> None:
 
 # ---- start, tests, help -------------------------------------------------------------------------------------------
 
-def test_start_writes_the_starter_and_never_overwrites_without_force(e73_root, tmp_path):
-    run = ol(e73_root, tmp_path, "start", "e7.3")
+def test_start_writes_the_starter_and_never_overwrites_without_force(lesson_root, tmp_path):
+    run = ol(lesson_root, tmp_path, "start", "t1.2")
     assert run.returncode == 0, run.stderr
-    target = tmp_path / E73_FILE
-    assert target.read_bytes() == (e73_root / "e7-3" / "starter.py").read_bytes()
-    assert E73_FILE in run.stdout
+    target = tmp_path / LESSON_FILE
+    assert target.read_bytes() == (lesson_root / "t1-2" / "starter.py").read_bytes()
+    assert LESSON_FILE in run.stdout
 
     target.write_text("# my work\n", encoding="utf-8")
-    refused = ol(e73_root, tmp_path, "start", "E7-3")
+    refused = ol(lesson_root, tmp_path, "start", "T1-2")
     assert refused.returncode != 0
     assert "--force" in refused.stderr and "never overwrites" in flat(refused.stderr)
     assert target.read_text(encoding="utf-8") == "# my work\n"
 
-    forced = ol(e73_root, tmp_path, "start", "E7.3", "--force")
+    forced = ol(lesson_root, tmp_path, "start", "T1.2", "--force")
     assert forced.returncode == 0, forced.stderr
-    backups = list((tmp_path / ".ol" / "backups").rglob("rejection_correction.py"))
+    backups = list((tmp_path / ".ol" / "backups").rglob("stats.py"))
     assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == "# my work\n"
     assert str(backups[0].relative_to(tmp_path)) in forced.stdout.replace("\n", "")
-    assert target.read_bytes() == (e73_root / "e7-3" / "starter.py").read_bytes()
+    assert target.read_bytes() == (lesson_root / "t1-2" / "starter.py").read_bytes()
 
 
 def test_start_into_dir_and_from_a_subfolder(toy_root, tmp_path):
@@ -174,10 +177,10 @@ def test_start_into_dir_and_from_a_subfolder(toy_root, tmp_path):
     assert "T1.1" in listed.stdout and "started" in listed.stdout
 
 
-def test_tests_prints_the_catalogue(e73_root, tmp_path):
-    run = ol(e73_root, tmp_path, "tests", "E7.3")
+def test_tests_prints_the_catalogue(lesson_root, tmp_path):
+    run = ol(lesson_root, tmp_path, "tests", "T1.2")
     assert run.returncode == 0, run.stderr
-    ex = manifest.load(e73_root / "e7-3")
+    ex = manifest.load(lesson_root / "t1-2")
     for entry in ex.catalogue:
         assert entry.name in run.stdout and f"[{entry.kind}]" in run.stdout
     assert "why:" in run.stdout and "checks:" in run.stdout
@@ -197,46 +200,47 @@ def test_help_everywhere_and_unknown_id(toy_root, tmp_path):
     no_traceback_from_ol(missing)
 
 
-# ---- check on the real E7.3 -------------------------------------------------------------------------------------
+# ---- check on the fixture lesson T1.2 -------------------------------------------------------------------------------------
 
-def test_check_starter_fails_then_reference_passes_then_diff(e73_root, tmp_path):
-    assert ol(e73_root, tmp_path, "start", "E7.3").returncode == 0
-    before = ol(e73_root, tmp_path, "diff", "E7.3")
+def test_check_starter_fails_then_reference_passes_then_diff(lesson_root, tmp_path):
+    assert ol(lesson_root, tmp_path, "start", "T1.2").returncode == 0
+    before = ol(lesson_root, tmp_path, "diff", "T1.2")
     assert before.returncode == 1 and "only after" in flat(before.stderr) and before.stdout == ""
 
-    starter = ol(e73_root, tmp_path, "check", "E7.3")
+    starter = ol(lesson_root, tmp_path, "check", "T1.2")
     assert starter.returncode == 1
-    assert "FAILED  test_residual_of_lesson_example" in starter.stdout
+    assert "FAILED  test_normalise_of_example" in starter.stdout
     assert "not passed yet" in flat(starter.stdout)
     assert not (tmp_path / ".ol" / "progress.json").exists()
 
-    reference = (e73_root / "e7-3" / "reference.py").read_text(encoding="utf-8")
-    (tmp_path / E73_FILE).write_text(reference.replace('"""E7.3', '"""Mine. E7.3', 1), encoding="utf-8")
-    passed = ol(e73_root, tmp_path, "check", "e7-3")
+    reference = (lesson_root / "t1-2" / "reference.py").read_text(encoding="utf-8")
+    (tmp_path / LESSON_FILE).write_text(reference.replace('"""Fixture', '"""Mine. Fixture', 1), encoding="utf-8")
+    passed = ol(lesson_root, tmp_path, "check", "t1-2")
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert passed.stdout.count("passed  test_") == 13 and "all 13 tests passed" in passed.stdout
-    assert '"E7.3"' in (tmp_path / ".ol" / "progress.json").read_text(encoding="utf-8")
+    total = len(manifest.load(lesson_root / "t1-2").catalogue)
+    assert passed.stdout.count("passed  test_") == total and f"all {total} tests passed" in passed.stdout
+    assert '"T1.2"' in (tmp_path / ".ol" / "progress.json").read_text(encoding="utf-8")
 
-    diff = ol(e73_root, tmp_path, "diff", "E7.3")
+    diff = ol(lesson_root, tmp_path, "diff", "T1.2")
     assert diff.returncode == 0
-    assert f"--- yours/{E73_FILE}" in diff.stdout and '+"""E7.3' in diff.stdout and '-"""Mine.' in diff.stdout
+    assert f"--- yours/{LESSON_FILE}" in diff.stdout and '+"""Fixture' in diff.stdout and '-"""Mine.' in diff.stdout
 
-    with open(tmp_path / E73_FILE, "a", encoding="utf-8") as f:
+    with open(tmp_path / LESSON_FILE, "a", encoding="utf-8") as f:
         f.write("# later edit\n")
-    changed = ol(e73_root, tmp_path, "diff", "E7.3")
+    changed = ol(lesson_root, tmp_path, "diff", "T1.2")
     assert changed.returncode == 0 and "changed since it passed" in flat(changed.stderr)
-    assert "changed since pass" in ol(e73_root, tmp_path, "list").stdout
+    assert "changed since pass" in ol(lesson_root, tmp_path, "list").stdout
 
 
-def test_check_mutant_fails_its_named_test(e73_root, tmp_path):
-    ex = manifest.load(e73_root / "e7-3")
-    mutant = next(m for m in ex.mutants if m.name == "always-keep-draft")
-    write(tmp_path, E73_FILE, apply_mutant(ex.reference.read_text(encoding="utf-8"), mutant))
-    run = ol(e73_root, tmp_path, "check", "E7.3")
+def test_check_mutant_fails_its_named_test(lesson_root, tmp_path):
+    ex = manifest.load(lesson_root / "t1-2")
+    mutant = next(m for m in ex.mutants if m.name == "normalise-by-max")
+    write(tmp_path, LESSON_FILE, apply_mutant(ex.reference.read_text(encoding="utf-8"), mutant))
+    run = ol(lesson_root, tmp_path, "check", "T1.2")
     assert run.returncode == 1
     lines = run.stdout.splitlines()
     assert f"  FAILED  {mutant.fails}" in lines
-    assert "  passed  test_residual_of_lesson_example" in lines
+    assert "  passed  test_mean_of_example" in lines
 
 
 def test_check_syntax_error_shows_only_the_learners_lines(toy_root, tmp_path):
@@ -374,3 +378,98 @@ def test_broken_progress_file_is_named_not_a_traceback(toy_root, tmp_path):
     assert run.returncode == 2
     assert ".ol/progress.json" in run.stderr and "delete" in run.stderr
     no_traceback_from_ol(run)
+
+
+# ---- export and import: one progress between the terminal and the browser ------------------------------------------
+
+def test_start_creates_the_package_files_without_touching_existing_ones(lesson_root, tmp_path):
+    (tmp_path / "python" / "fixture").mkdir(parents=True)
+    (tmp_path / "python" / "fixture" / "__init__.py").write_text("# mine\n", encoding="utf-8")
+    assert ol(lesson_root, tmp_path, "start", "T1.2").returncode == 0
+    assert (tmp_path / "python" / "fixture" / "__init__.py").read_text(encoding="utf-8") == "# mine\n"
+    assert (tmp_path / "python" / "fixture" / "lessons" / "__init__.py").read_text(encoding="utf-8") == ""
+
+
+def export_of(root: Path, folder: Path, name: str = "progress.json") -> dict:
+    run = ol(root, folder, "export", name)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return json.loads((folder / name).read_text(encoding="utf-8"))
+
+
+def test_export_holds_code_and_passes_in_the_sites_format(toy_root, tmp_path):
+    write(tmp_path, BASE_FILE, "def double(x):\n    return 2 * x\n")
+    assert ol(toy_root, tmp_path, "check", "T1.1").returncode == 0
+    write(tmp_path, QUAD_FILE, "from toy.base import double\n\ndef quadruple(x):\n    return x\n")
+    dump = export_of(toy_root, tmp_path)
+    assert (dump["format"], dump["version"], dump["origin"], dump["course"]) == (
+        "tinyllm-progress", "v1", "ol", "tinyllm")
+    assert dump["data"]["code:t1-1"]["code"] == "def double(x):\n    return 2 * x\n"
+    assert dump["data"]["elsewhere:t1-1"]["status"] == "passed" and dump["data"]["elsewhere:t1-1"]["by"] == "ol"
+    assert "code:t1-2" in dump["data"] and "elsewhere:t1-2" not in dump["data"]  # written, never passed
+    refused = ol(toy_root, tmp_path, "export", "progress.json")
+    assert refused.returncode == 1 and "--force" in refused.stderr
+    assert ol(toy_root, tmp_path, "export", "progress.json", "--force").returncode == 0
+
+
+def test_import_writes_the_code_and_counts_nothing_as_passed(toy_root, tmp_path):
+    source, target = tmp_path / "a", tmp_path / "b"
+    write(source, BASE_FILE, "def double(x):\n    return 2 * x\n")
+    assert ol(toy_root, source, "check", "T1.1").returncode == 0
+    dump = export_of(toy_root, source)
+    dump["data"]["prompt:t1-1/guess"] = {"verdict": "correct", "value": "6"}
+    (tmp_path / "browser.json").write_text(json.dumps(dump), encoding="utf-8")
+    target.mkdir()
+    run = ol(toy_root, target, "import", str(tmp_path / "browser.json"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (target / BASE_FILE).read_text(encoding="utf-8") == "def double(x):\n    return 2 * x\n"
+    assert "`ol check T1.1`" in run.stdout.replace("\n", " ")
+    assert "T1.1" in ol(toy_root, target, "list").stdout and not (target / ".ol" / "progress.json").exists()
+    assert "started" in [line.split()[2] for line in ol(toy_root, target, "list").stdout.splitlines()
+                         if line.startswith("T1.1")]
+    assert ol(toy_root, target, "check", "T1.1").returncode == 0
+    # what ol does not use itself (an answer) comes back out in the next export
+    assert export_of(toy_root, target)["data"]["prompt:t1-1/guess"] == {"verdict": "correct", "value": "6"}
+
+
+def test_import_never_overwrites_different_work_without_force(toy_root, tmp_path):
+    write(tmp_path, BASE_FILE, "def double(x):\n    return x + x  # mine\n")
+    theirs = {"format": "tinyllm-progress", "version": "v1", "data": {
+        "code:t1-1": {"code": "def double(x):\n    return 2 * x\n", "at": 1}}}
+    (tmp_path / "in.json").write_text(json.dumps(theirs), encoding="utf-8")
+    refused = ol(toy_root, tmp_path, "import", "in.json")
+    assert refused.returncode == 1 and "--force" in refused.stderr and "nothing was imported" in flat(refused.stderr)
+    assert "# mine" in (tmp_path / BASE_FILE).read_text(encoding="utf-8")
+    forced = ol(toy_root, tmp_path, "import", "in.json", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / BASE_FILE).read_text(encoding="utf-8") == "def double(x):\n    return 2 * x\n"
+    kept = list((tmp_path / ".ol" / "backups").rglob("base.py"))
+    assert len(kept) == 1 and "# mine" in kept[0].read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("content, words", [
+    ("", "the file is empty"),
+    ('{"format": "tinyllm-progress", "version": "v1", "data": {"code:t1-1": {"code": "x"', "ends in the middle"),
+    ("not json at all", "not valid JSON"),
+    ('{"format": "something-else", "data": {}}', "not a tinyllm progress file"),
+    ('{"format": "tinyllm-progress", "version": "v9", "data": {}}', "format 'v9', and this reads 'v1'; update"),
+    ('{"format": "tinyllm-progress", "version": "v1", "course": "othercourse", "data": {}}',
+     "from the course 'othercourse'"),
+    ('{"format": "tinyllm-progress", "version": "v1", "data": {"code:t1-1": 42}}', "holds no code"),
+])
+def test_a_bad_progress_file_is_one_message_and_changes_nothing(toy_root, tmp_path, content, words):
+    write(tmp_path, BASE_FILE, "# mine\n")
+    (tmp_path / "in.json").write_text(content, encoding="utf-8")
+    run = ol(toy_root, tmp_path, "import", "in.json", "--force")
+    assert run.returncode == 2 and words in flat(run.stderr), run.stderr
+    assert "nothing was imported" in flat(run.stderr)
+    no_traceback_from_ol(run)
+    assert (tmp_path / BASE_FILE).read_text(encoding="utf-8") == "# mine\n"
+
+
+def test_code_for_an_exercise_that_no_longer_exists_is_skipped_with_a_note(toy_root, tmp_path):
+    dump = {"format": "tinyllm-progress", "version": "v1", "data": {
+        "code:t9-9": {"code": "x = 1\n"}, "code:t1-1": {"code": "def double(x):\n    return 2 * x\n"}}}
+    (tmp_path / "in.json").write_text(json.dumps(dump), encoding="utf-8")
+    run = ol(toy_root, tmp_path, "import", "in.json")
+    assert run.returncode == 0
+    assert "skipped the code of t9-9" in flat(run.stderr) and (tmp_path / BASE_FILE).is_file()

@@ -1,0 +1,139 @@
+"""The `tinyllm-ol` wheel, and the static package index the site serves it from.
+
+A learner who keeps their own repository installs `ol` from the site itself:
+
+    pip install --extra-index-url https://<the site>/simple/ tinyllm-ol
+
+so the built site carries, under `simple/`, a PEP 503 index with one project, `tinyllm-ol`, and its wheel. The
+wheel holds the judge (`checker/`, the same files the browser runs) and everything `ol` needs of every exercise
+(manifest, starter, reference, hidden tests, contract and spec files; not the mutants) under
+`checker/course/exercises/`, plus `checker/course/build.json` naming the build. numpy and pytest come from the
+usual index, pinned as in pyproject.toml, so a verdict is the same as in a checkout.
+
+The wheel is written with zipfile, not by a build backend: the build must run offline, and a fixed date on every
+member makes it depend on its inputs only. Its version is `0.2.<commit time>+<content hash>`: the public part
+orders builds (ol says when it is older than the build that recorded a pass), the local part tells apart two
+builds of one commit with different content.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import os
+import re
+import subprocess
+import tomllib
+import zipfile
+from pathlib import Path
+
+from checker import exchange, manifest
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECT = "tinyllm-ol"
+DIST = "tinyllm_ol"
+COURSE = exchange.COURSE
+DATE = (2020, 1, 1, 0, 0, 0)
+SKIPPED_PARTS = {"mutants", "__pycache__"}
+
+
+def _commit_time() -> int:
+    if os.environ.get("SOURCE_DATE_EPOCH", "").isdigit():
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=REPO, capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+        return int(out) if out.isdigit() else 0
+    except (OSError, subprocess.SubprocessError):
+        return 0
+
+
+def course_files(root: Path) -> dict[str, bytes]:
+    """Archive name -> bytes of the exercise data `ol` reads, for every exercise folder under `root`."""
+    exercises = manifest.load_all(root)
+    files = {}
+    for ex in sorted(exercises.values(), key=lambda e: e.slug):
+        for path in sorted(ex.folder.rglob("*")):
+            rel = path.relative_to(ex.folder)
+            if path.is_file() and not (set(rel.parts) & SKIPPED_PARTS) and path.suffix != ".pyc":
+                files[f"checker/course/exercises/{ex.slug}/{rel.as_posix()}"] = path.read_bytes()
+    return files
+
+
+def checker_files() -> dict[str, bytes]:
+    folder = REPO / "checker"
+    return {f"checker/{p.name}": p.read_bytes() for p in sorted(folder.glob("*.py"))}
+
+
+def dependencies() -> list[str]:
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+
+
+def version_of(payload: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(payload):
+        digest.update(name.encode() + b"\0" + payload[name] + b"\0")
+    return f"0.2.{_commit_time()}+{digest.hexdigest()[:10]}"
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "") -> Path:
+    """Write the wheel into `out` (created) and return its path."""
+    payload = {**checker_files(), **course_files(root)}
+    version = version_of(payload)
+    payload["checker/course/build.json"] = json.dumps(
+        {"course": COURSE, "version": version, "site": site_url}, indent=1).encode() + b"\n"
+    info = f"{DIST}-{version}.dist-info"
+    requires = "".join(f"Requires-Dist: {d}\n" for d in dependencies())
+    meta = {
+        f"{info}/METADATA": (f"Metadata-Version: 2.1\nName: {PROJECT}\nVersion: {version}\n"
+                             "Summary: ol: work the tinyllm exercises in your own folder, with the site's own "
+                             f"hidden tests and judge\nRequires-Python: >=3.11\n{requires}").encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: tinyllm tools/ol_wheel.py\nRoot-Is-Purelib: true\n"
+                         b"Tag: py3-none-any\n",
+        f"{info}/entry_points.txt": b"[console_scripts]\nol = checker.ol:main\n",
+        f"{info}/top_level.txt": b"checker\n",
+    }
+    members = {**payload, **meta}
+    record = "\n".join(_record_line(n, d) for n, d in members.items()) + f"\n{info}/RECORD,,\n"
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{DIST}-{version}-py3-none-any.whl"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in [*members.items(), (f"{info}/RECORD", record.encode())]:
+            item = zipfile.ZipInfo(name, date_time=DATE)
+            item.compress_type = zipfile.ZIP_DEFLATED
+            item.external_attr = 0o644 << 16
+            zf.writestr(item, data)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def write_index(site: Path, root: Path = manifest.EXERCISES) -> Path:
+    """`site/simple/` as a PEP 503 index holding the wheel; returns the wheel's path."""
+    project = site / "simple" / PROJECT
+    for old in project.glob("*.whl") if project.is_dir() else ():
+        old.unlink()
+    wheel = build(project, root)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    name = html.escape(wheel.name)
+    (project / "index.html").write_text(
+        f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Links for {PROJECT}</title></head><body>\n"
+        f"<h1>Links for {PROJECT}</h1>\n<a href=\"{name}#sha256={digest}\" data-requires-python=\"&gt;=3.11\">"
+        f"{name}</a><br>\n</body></html>\n", encoding="utf-8")
+    (site / "simple" / "index.html").write_text(
+        f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Simple index</title></head><body>\n"
+        f"<a href=\"{PROJECT}/\">{PROJECT}</a><br>\n</body></html>\n", encoding="utf-8")
+    return wheel
+
+
+def wheel_version(name: str) -> str:
+    """The version in a wheel's file name."""
+    match = re.match(rf"^{DIST}-(.+?)-py3-none-any\.whl$", name)
+    return match.group(1) if match else ""
