@@ -1,377 +1,263 @@
 /**
  * A code cell: the editor, Run / Check / Stop / Reset, the learner's output, and one row per hidden test.
  *
- * The verdict shown is the judge's (checker/judge.py in the worker); this module only displays it. The code is
- * saved on every change, before anything runs, so no Stop, crash or reload can lose it.
+ * The cell is one state object (cell/state.js) changed by named actions, and small views that render from it
+ * (cell/*-view.js). This module only wires them to the world: the worker (worker-client.js), storage through
+ * store.js (cell/autosave.js), the exercise bundles, and the dependency rule (dependencies.js). The verdict shown
+ * is the judge's (checker/judge.py in the worker); nothing here decides pass or fail.
  */
-import { createEditor } from "./editor.js";
+import { createEditor as codeMirrorEditor } from "./editor.js";
 import { keys } from "./store.js";
-import { widgetData } from "./prompts.js";
 import { diffLines } from "./diff.js";
-import { el } from "./dom.js";
+import { applyRule } from "./dependencies.js";
+import { STAGE } from "./protocol.js";
+import { actions, createModel, initialState } from "./cell/state.js";
+import { describeCell, migrateExample } from "./cell/identity.js";
+import { createAutosave, SAVE_DELAY_MS } from "./cell/autosave.js";
+import { loadBundle } from "./cell/bundles.js";
+import { createStatusView, shownStage } from "./cell/status-view.js";
+import { createConflictView } from "./cell/conflict-view.js";
+import { createEditorView } from "./cell/editor-view.js";
+import { createToolbarView } from "./cell/toolbar-view.js";
+import { createDepsView } from "./cell/deps-view.js";
+import { createOutputView, createSummaryView } from "./cell/output-view.js";
+import { createResultsView } from "./cell/results-view.js";
+import { createDiffView } from "./cell/diff-view.js";
 
-const SAVE_DELAY_MS = 300;
+export { summarise } from "./cell/summary.js";
 
-const bundles = new Map();
-
-/** Fetch (once) the exercise bundle with the hidden tests and the reference. */
-export function loadBundle(base, slug) {
-  if (!bundles.has(slug)) {
-    bundles.set(slug, fetch(new URL(`tl/exercises/${slug}.json`, base)).then((r) => {
-      if (!r.ok) throw new Error(`exercise ${slug}: HTTP ${r.status}`);
-      return r.json();
-    }).catch((err) => {
-      bundles.delete(slug);
-      throw err;
-    }));
-  }
-  return bundles.get(slug);
-}
-
-const STATUS_TEXT = {
-  "": "Starting Python…",
-  python: "Python started · loading numpy…",
-  numpy: "Ready to run · loading the checker…",
-  judge: "Ready",
-};
-
-/** One-line summary of a result, for the status line and screen readers. */
-export function summarise(result, timeLimit) {
-  const tests = result.tests || [];
-  const passed = tests.filter((t) => t.outcome === "passed").length;
-  switch (result.status) {
-    case "passed": return `All ${tests.length} tests pass.`;
-    case "failed": return `${passed} of ${tests.length} tests pass.`;
-    case "ok": return "Ran without errors.";
-    case "timeout": return `Stopped at the time limit of ${timeLimit} s: an infinite loop, or far too slow. Your code is still here.`;
-    case "stopped": return "Stopped. Your code is still here.";
-    default: return tests.length ? "Your code did not run; no test could pass." : "Your code raised an error.";
-  }
-}
+const WARM_UP_DELAY_MS = 300;
 
 /**
  * Mount one cell.
- * @param {HTMLElement} root  .tl-cell placeholder
- * @param {{store: object, python: import("./worker-client.js").PythonWorker, base: URL}} ctx
+ * @param {HTMLElement} root  a .tl-cell placeholder (mdwidgets)
+ * @param {{store: object, python: import("./worker-client.js").PythonWorker, base: URL|string,
+ *          createEditor?: Function, loadBundle?: (slug: string) => Promise<object>, pathname?: string,
+ *          win?: EventTarget, saveDelay?: number}} ctx
+ *   createEditor, loadBundle, pathname, win and saveDelay default to the page's (CodeMirror, fetch, location,
+ *   window, 300 ms); tests pass fakes
+ * @returns {{editor: object, run: () => Promise<void>, check: () => Promise<void>, settings: {timeLimit: number},
+ *            readonly state: object, destroy: () => void}}
+ * @throws {import("./widgets.js").WidgetError} when the placeholder's data is missing or unreadable
  */
-export function mountCell(root, { store, python, base }) {
-  const data = widgetData(root);
-  const isExercise = root.dataset.kind === "exercise";
-  const slug = isExercise ? data.slug : `example-${location.pathname}-${[...document.querySelectorAll(".tl-cell[data-kind=example]")].indexOf(root)}`;
-  const filename = isExercise ? data.importPath : "example.py";
-  const starter = isExercise ? data.starter : data.code;
-  const codeKey = keys.code(slug);
-  const saved = store.get(codeKey, null);
-  const initial = saved && typeof saved.code === "string" ? saved.code : starter;
+export function mountCell(root, ctx) {
+  const doc = root.ownerDocument;
+  const env = {
+    store: ctx.store, python: ctx.python, doc,
+    win: ctx.win !== undefined ? ctx.win : doc.defaultView || globalThis.window || null,
+    loadBundle: ctx.loadBundle || ((slug) => loadBundle(ctx.base, slug)),
+  };
+  const cell = describeCell(root, { pathname: ctx.pathname ?? globalThis.location?.pathname ?? "/" });
+  if (cell.legacySlug) migrateExample(env.store, cell.legacySlug, cell.slug);
+  const settings = { timeLimit: cell.timeLimit }; // the author's (exercise.toml); automation may change it
+  const model = createModel(initialState({ kind: cell.kind, starter: cell.starter, code: cell.starter }));
+  const autosave = createAutosave({ store: env.store, slug: cell.slug, model, win: env.win, delay: ctx.saveDelay ?? SAVE_DELAY_MS });
+  model.dispatch(actions.edited(autosave.restore(cell.starter)));
 
-  const header = el("div", { class: "tl-cell-head" });
-  header.append(el("code", { class: "tl-path" }, isExercise ? data.path : "example"));
-  const status = el("span", { class: "tl-status", role: "status", "aria-live": "polite" });
-  header.append(status);
-  const host = el("div", { class: "tl-editor" });
-  const bar = el("div", { class: "tl-toolbar" });
-  const button = (label, cls, title) => el("button", { type: "button", class: `md-button ${cls}`, title }, label);
-  const runB = button("Run", "tl-run", "Run your code (Shift+Enter)");
-  const checkB = button("Check", "tl-check md-button--primary", "Run the hidden tests (Ctrl/⌘+Enter)");
-  const stopB = button("Stop", "tl-stop", "Stop the running code");
-  const resetB = button("Reset", "tl-reset", "Put the starter code back (undo with Ctrl/⌘+Z)");
-  bar.append(runB);
-  if (isExercise) bar.append(checkB);
-  bar.append(stopB, resetB);
-  const hint = el("span", { class: "tl-hint" },
-    isExercise ? "Ctrl/⌘+Enter checks · Shift+Enter runs · Esc then Tab leaves the editor"
-      : "Ctrl/⌘+Enter runs · Esc then Tab leaves the editor");
-  bar.append(hint);
-  const deps = el("div", { class: "tl-deps", hidden: "" });
-  const summary = el("p", { class: "tl-summary", role: "status", "aria-live": "polite" });
-  const output = el("pre", { class: "tl-output", hidden: "", tabindex: "0", role: "region", "aria-label": "Output" });
-  const results = el("ul", { class: "tl-results", "aria-label": "Hidden tests" });
-  const compare = el("details", { class: "tl-diff", hidden: "" });
+  const commands = createCommands(cell, env, model, autosave, settings);
+  const views = createViews(cell, model, autosave, commands, ctx.createEditor || codeMirrorEditor);
+  commands.editor = views.editor.editor;
   root.querySelector(":scope > .tl-fallback")?.remove();
-  root.append(header, host, bar, deps, summary, output, results, compare);
+  root.append(...views.all.map((v) => v.dom));
+  const render = (state, prev) => {
+    for (const view of views.all) view.update(state, prev);
+    renderRoot(root, state);
+  };
+  render(model.state, null);
+  const unsubscribe = model.subscribe(render);
+  autosave.offerDraft();
 
-  // Per-cell settings; the time limit is the author's (exercise.toml), adjustable here for automation.
-  const settings = { timeLimit: data.timeLimit || 20 };
-  let saveTimer = null;
-  // While another tab's version of this code is unresolved, edits here go to a draft key instead, so neither
-  // tab's work overwrites the other's without the learner choosing.
-  let conflict = null;
-  const draftKey = `draft:${slug}`;
-  const save = (code) => (conflict ? store.set(draftKey, { code, at: Date.now() })
-    : store.set(codeKey, { code, at: Date.now() }));
-  const editor = createEditor({
-    parent: host,
-    doc: initial,
-    label: isExercise ? `Code editor for ${data.id}: ${data.path}` : "Example code editor",
-    onChange: (code) => {
-      clearTimeout(saveTimer);
-      saveTimer = setTimeout(() => save(code), SAVE_DELAY_MS);
-    },
-    onPrimary: () => (isExercise ? check() : run()),
-    onSecondary: () => run(),
-  });
-  window.addEventListener("pagehide", () => save(editor.getCode()));
-
-  const conflictBar = el("div", { class: "tl-conflict", role: "alert", hidden: "" });
-  host.before(conflictBar);
-  /** Offer the learner the choice between this editor's code and `theirs` (from another tab or a draft). */
-  function showConflict(theirs, where) {
-    conflict = { theirs };
-    const text = el("p", {}, where === "tab"
-      ? "This exercise was changed in another tab. Your edits here are kept as a draft until you choose."
-      : "An unsaved draft of this exercise was found (from another tab). Which version do you want?");
-    const useTheirs = el("button", { type: "button", class: "md-button" }, where === "tab" ? "Use the other tab's version" : "Restore the draft");
-    const keepMine = el("button", { type: "button", class: "md-button" }, where === "tab" ? "Keep this version" : "Discard the draft");
-    conflictBar.replaceChildren(text, useTheirs, keepMine);
-    conflictBar.hidden = false;
-    const resolve = (code) => {
-      conflict = null;
-      conflictBar.hidden = true;
-      store.remove(draftKey);
-      if (code !== editor.getCode()) editor.setCode(code);
-      save(code);
-    };
-    useTheirs.addEventListener("click", () => resolve(theirs));
-    keepMine.addEventListener("click", () => resolve(editor.getCode()));
-  }
-  window.addEventListener("storage", (event) => {
-    if (event.key !== `tinyllm:v1:${codeKey}` || event.newValue === null) return;
-    store.refresh(codeKey);
-    const theirs = store.get(codeKey, null);
-    if (theirs && typeof theirs.code === "string" && theirs.code !== editor.getCode()) showConflict(theirs.code, "tab");
-  });
-  const draft = store.get(draftKey, null);
-  if (draft && typeof draft.code === "string") {
-    if (draft.code !== editor.getCode()) showConflict(draft.code, "draft");
-    else store.remove(draftKey);
-  }
-
-  let busy = false;
-  function setBusy(on, label = "") {
-    busy = on;
-    runB.disabled = on;
-    checkB.disabled = on;
-    resetB.disabled = on;
-    stopB.disabled = !on;
-    root.dataset.state = on ? "running" : "idle";
-    if (on) {
-      summary.textContent = label;
-      delete root.dataset.status; // a new request: the previous verdict no longer describes the code
+  const stops = [env.python.subscribe((status) => model.dispatch(actions.python(status)))];
+  if (cell.kind === "exercise") {
+    stops.push(warmUp(cell, env, model, settings));
+    if (cell.requires.length) commands.showDependencies(); // say up front what a module needs
+    const last = env.store.get(keys.result(cell.slug), null);
+    if (last && typeof last === "object" && Array.isArray(last.tests)) {
+      model.dispatch(actions.finished(last, { timeLimit: settings.timeLimit, restored: true }));
+      commands.showDiff(last);
     }
   }
-  setBusy(false);
-
-  function showStatus({ stage, failed, restarts }) {
-    status.textContent = failed ? `Python could not start: ${failed}` : STATUS_TEXT[stage] || stage;
-    status.dataset.stage = failed ? "failed" : stage || "starting";
-    root.dataset.python = status.dataset.stage;
-    if (restarts) status.title = `Python restarted ${restarts} time${restarts === 1 ? "" : "s"}`;
-  }
-  python.subscribe(showStatus);
-
-  function showOutput(text) {
-    output.hidden = !text;
-    output.textContent = text;
-  }
-
-  function renderTests(result) {
-    results.replaceChildren();
-    for (const t of result.tests || []) {
-      const row = el("li", { class: `tl-test tl-${t.outcome}`, "data-test": t.name, "data-outcome": t.outcome });
-      const mark = el("span", { class: "tl-mark", "aria-hidden": "true" }, t.outcome === "passed" ? "✓" : t.outcome === "failed" ? "✗" : "!");
-      const name = el("code", {}, t.name);
-      const verdict = el("span", { class: "tl-sr" }, ` ${t.outcome}`);
-      row.append(mark, name, verdict);
-      if (t.message) row.append(el("span", { class: "tl-message" }, t.message));
-      results.append(row);
-    }
-  }
-
-  /** After a pass: the learner's code against the reference, line by line (the site's `ol diff`). */
-  async function showDiff(result) {
-    compare.hidden = true;
-    if (!isExercise || result.status !== "passed" || typeof result.code !== "string") return;
-    let bundle;
-    try {
-      bundle = await loadBundle(base, slug);
-    } catch {
-      return;
-    }
-    const lines = diffLines(result.code, bundle.reference);
-    const same = lines.every((l) => l.op === " ");
-    const summaryEl = el("summary", {}, same ? "Your code is identical to the reference"
-      : "You passed: compare your code with the reference");
-    const pre = el("pre", { class: "tl-diff-body", tabindex: "0", role: "region", "aria-label": "Differences: lines starting with minus are yours only, plus the reference's only" });
-    for (const line of lines) {
-      const span = el("span", { class: `tl-diff-${line.op === "+" ? "add" : line.op === "-" ? "del" : "same"}` });
-      span.textContent = `${line.op} ${line.text}\n`;
-      pre.append(span);
-    }
-    compare.replaceChildren(summaryEl, pre);
-    compare.hidden = false;
-  }
-
-  function render(result, { restored = false } = {}) {
-    root.dataset.status = result.status;
-    const text = summarise(result, settings.timeLimit);
-    summary.textContent = restored ? `Last check: ${text}` : text;
-    showOutput([result.stdout, result.traceback].filter(Boolean).join(result.stdout && result.traceback ? "\n" : ""));
-    if (result.tests) renderTests(result);
-    if (result.tests) showDiff(result);
-  }
-
-  /**
-   * The dependency files a check or run needs: the learner's own passed code, or the reference when they chose
-   * it. `missing` names what is neither (nearest first); `borrowed` what the reference stands in for.
-   */
-  async function dependencies() {
-    const files = {};
-    const missing = [];
-    const borrowed = [];
-    const prefs = store.get(keys.prefs(slug), {}) || {};
-    // Nearest first, so the message names the direct requirement: "M07.6 needs M07.1", not "needs M06.3".
-    for (const dep of [...(data.requires || [])].reverse()) {
-      const bundle = await loadBundle(base, dep);
-      const last = store.get(keys.result(dep), null);
-      if (last && last.status === "passed" && typeof last.code === "string") {
-        files[bundle.importPath] = last.code;
-      } else if (prefs.refDeps) {
-        files[bundle.importPath] = bundle.reference;
-        borrowed.push(bundle.id);
-      } else {
-        missing.push(bundle.id);
+  const api = {
+    editor: views.editor.editor, run: commands.run, check: commands.check, settings,
+    get state() { return model.state; },
+    /** Remove every listener and the cell's views (the placeholder stays, to mount again). */
+    destroy() {
+      for (const stop of stops) stop();
+      unsubscribe();
+      autosave.destroy();
+      for (const view of views.all) {
+        view.destroy();
+        view.dom.remove();
       }
-    }
-    return { files, missing, borrowed };
-  }
+      delete root.tlCell;
+    },
+  };
+  root.tlCell = api; // a handle for automation and the end-to-end tests (set code, read it back)
+  return api;
+}
 
-  // Built once, updated in place: the checkbox stays where the learner clicked it.
-  const depsText = el("p", { class: "tl-needs" });
-  const depsBox = el("input", { type: "checkbox", class: "tl-refdeps" });
-  const depsLabel = el("label");
-  depsLabel.append(depsBox, " ");
-  const depsLabelText = document.createTextNode("");
-  depsLabel.append(depsLabelText);
-  deps.append(depsText, depsLabel);
-  depsBox.addEventListener("change", () => {
-    store.set(keys.prefs(slug), { ...(store.get(keys.prefs(slug), {}) || {}), refDeps: depsBox.checked });
-    if (depsBox.checked) check();
-    else dependencies().then(showDeps).catch(() => {});
+/** The stable hooks on the root: data-state (running|idle), data-status (the last result's), data-python. */
+function renderRoot(root, state) {
+  root.dataset.state = state.busy ? "running" : "idle";
+  if (state.status) root.dataset.status = state.status;
+  else delete root.dataset.status;
+  root.dataset.python = shownStage(state.python);
+}
+
+function createViews(cell, model, autosave, commands, createEditor) {
+  const exercise = cell.kind === "exercise";
+  const editor = createEditorView({
+    createEditor, code: model.state.code, label: cell.label,
+    onChange: (code) => {
+      model.dispatch(actions.edited(code));
+      autosave.later(code);
+    },
+    onPrimary: () => (exercise ? commands.check() : commands.run()),
+    onSecondary: () => commands.run(),
   });
+  const all = [
+    createStatusView({ path: cell.path }),
+    createConflictView({ onResolve: (choice) => autosave.resolve(choice === "theirs" ? model.state.conflict.theirs : model.state.code) }),
+    editor,
+    createToolbarView({ exercise, commands }),
+    createDepsView({ onToggle: commands.setRefDeps }),
+    createSummaryView(),
+    createOutputView(),
+    createResultsView(),
+    createDiffView(),
+  ];
+  return { editor, all };
+}
 
-  function showDeps({ missing, borrowed }) {
-    const others = [...missing, ...borrowed];
-    deps.hidden = others.length === 0;
-    if (!others.length) return;
-    const plural = others.length > 1 ? "s" : "";
-    depsText.textContent = missing.length
-      ? `${data.id} needs ${missing[0]}. Pass ${missing.join(" and ")} first, or check against the reference implementation${plural}.`
-      : `Checking against the reference ${borrowed.join(" and ")}, which you have not passed here yet.`;
-    depsBox.checked = missing.length === 0;
-    depsLabelText.textContent = `Use the reference ${others.join(", ")}`;
-  }
+/** What the learner can ask a cell to do, and the work behind each. */
+function createCommands(cell, env, model, autosave, settings) {
+  const { store, python } = env;
+  const dispatch = (action) => model.dispatch(action);
+  const commands = { editor: null };
 
-  async function run() {
-    if (busy) return;
-    const code = editor.getCode();
-    save(code);
-    setBusy(true, python.stage === "judge" || python.stage === "numpy" ? "Running…" : "Queued: runs as soon as Python is ready…");
-    showOutput("");
-    let files = {};
-    if (isExercise && data.requires && data.requires.length) {
-      const found = await dependencies().catch(() => ({ files: {}, missing: [] }));
-      files = found.files;
-    }
-    let streamed = "";
-    const result = await python.request("run", { code, filename, files }, {
-      timeLimit: settings.timeLimit,
-      onStdout: (text) => {
-        streamed += text;
-        showOutput(streamed);
-      },
+  /** The code as the editor has it now (automation may have set it a moment ago). */
+  const current = () => {
+    const code = commands.editor ? commands.editor.getCode() : model.state.code;
+    dispatch(actions.edited(code));
+    return code;
+  };
+
+  /** The dependency rule's verdict for this exercise, from the bundles and this browser's saved results. */
+  async function dependencies() {
+    const [own, ...deps] = await Promise.all([cell.slug, ...cell.requires].map(env.loadBundle));
+    const passedCode = (slug) => {
+      const last = store.get(keys.result(slug), null);
+      return last && last.status === "passed" && typeof last.code === "string" ? last.code : null;
+    };
+    return applyRule({
+      id: cell.id, passedCode, refDeps: Boolean((store.get(keys.prefs(cell.slug), {}) || {}).refDeps),
+      deps: deps.map((b, i) => ({ slug: cell.requires[i], id: b.id, importPath: b.importPath, reference: b.reference })),
+      // Bundles name the direct requirements; without them, the nearest one counts as the only direct one.
+      direct: Array.isArray(own.directRequires) ? own.directRequires : cell.requires.slice(-1),
     });
-    setBusy(false);
-    render({ ...result, tests: undefined });
   }
 
-  async function check() {
-    if (busy) return;
-    const code = editor.getCode();
-    save(code);
-    setBusy(true, python.stage === "judge" ? "Checking…" : "Queued: checks as soon as Python is ready…");
-    showOutput("");
+  commands.showDependencies = () => dependencies().then((gate) => dispatch(actions.deps(gate))).catch(() => {});
+
+  commands.run = async () => {
+    if (model.state.busy) return;
+    const code = current();
+    autosave.save(code);
+    dispatch(actions.started("run"));
+    const files = cell.requires.length ? (await dependencies().catch(() => ({ files: {} }))).files : {};
+    const result = await python.request("run", { code, filename: cell.filename, files }, {
+      timeLimit: settings.timeLimit, onStdout: (text) => dispatch(actions.stdout(text)),
+    });
+    dispatch(actions.finished({ ...result, tests: undefined }, { timeLimit: settings.timeLimit }));
+  };
+
+  commands.check = async () => {
+    if (model.state.busy) return;
+    const code = current();
+    autosave.save(code);
+    dispatch(actions.started("check"));
     let bundle;
-    let found;
+    let gate;
     try {
-      [bundle, found] = await Promise.all([loadBundle(base, slug), dependencies()]);
+      [bundle, gate] = await Promise.all([env.loadBundle(cell.slug), dependencies()]);
     } catch (err) {
-      setBusy(false);
-      summary.textContent = `The hidden tests could not be loaded (${err.message}). Reload the page to try again.`;
+      dispatch(actions.blocked(`The hidden tests could not be loaded (${err.message}). Reload the page to try again.`));
       return;
     }
-    showDeps(found);
-    if (found.missing.length) {
-      setBusy(false);
-      summary.textContent = `${data.id} needs ${found.missing[0]}.`;
+    dispatch(actions.deps(gate));
+    if (gate.needs) {
+      dispatch(actions.blocked(`${gate.needs}.`));
       return;
     }
     const result = await python.request("check", {
-      tests: bundle.tests, files: { ...found.files, [bundle.importPath]: code }, learner: bundle.importPath,
+      tests: bundle.tests, files: { ...gate.files, [bundle.importPath]: code }, learner: bundle.importPath,
       names: bundle.names,
     }, { timeLimit: settings.timeLimit });
-    setBusy(false);
     const saved = { ...result, code, at: Date.now() };
-    render(saved);
-    store.set(keys.result(slug), saved);
-    document.dispatchEvent(new CustomEvent("tl:result", { detail: { slug, result, code } }));
-  }
+    dispatch(actions.finished(saved, { timeLimit: settings.timeLimit }));
+    store.set(keys.result(cell.slug), saved);
+    env.doc.dispatchEvent(new (env.doc.defaultView?.CustomEvent || CustomEvent)("tl:result", {
+      detail: { slug: cell.slug, result, code },
+    }));
+    commands.showDiff(saved);
+  };
 
-  runB.addEventListener("click", run);
-  checkB.addEventListener("click", check);
-  stopB.addEventListener("click", () => python.stop());
-  resetB.addEventListener("click", () => {
-    editor.setCode(starter);
-    save(starter);
-    summary.textContent = "Starter code restored. Undo with Ctrl/⌘+Z if that was a mistake.";
+  /** After a pass: the learner's code against the reference (the bundle has it). */
+  commands.showDiff = async (result) => {
+    if (result.status !== "passed" || typeof result.code !== "string") return;
+    try {
+      const bundle = await env.loadBundle(cell.slug);
+      const lines = diffLines(result.code, bundle.reference);
+      dispatch(actions.diff({ same: lines.every((l) => l.op === " "), lines }, result));
+    } catch { /* the diff is a bonus */ }
+  };
+
+  commands.stop = () => python.stop();
+  commands.reset = () => {
+    dispatch(actions.reset());
+    autosave.save(model.state.code);
+  };
+  commands.setRefDeps = (checked) => {
+    store.set(keys.prefs(cell.slug), { ...(store.get(keys.prefs(cell.slug), {}) || {}), refDeps: checked });
+    if (checked) commands.check();
+    else commands.showDependencies();
+  };
+  return commands;
+}
+
+/**
+ * Once Python is ready and the learner has not asked for anything yet, run the hidden suite once against the
+ * reference, silently. The first check of a fresh interpreter pays for pytest's first session, the test
+ * module's assertion rewriting and WebAssembly code that has not been optimised yet; paying it while the
+ * learner reads makes their first Check as quick as a later one. Nothing is shown or saved.
+ * @returns {() => void} cancels it
+ */
+function warmUp(cell, env, model, settings) {
+  const { python } = env;
+  let timer = null;
+  let done = false;
+  const idle = () => !model.state.busy && python.pending.size === 0;
+  const go = async () => {
+    if (!idle()) return;
+    try {
+      const [bundle, ...deps] = await Promise.all([cell.slug, ...cell.requires].map(env.loadBundle));
+      const files = Object.fromEntries(deps.map((d) => [d.importPath, d.reference]));
+      if (!idle()) return;
+      await python.request("check", {
+        tests: bundle.tests, files: { ...files, [bundle.importPath]: bundle.reference },
+        learner: bundle.importPath, names: bundle.names,
+      }, { timeLimit: settings.timeLimit, background: true });
+    } catch { /* only an optimisation */ }
+  };
+  let unsubscribe = () => {};
+  unsubscribe = python.subscribe(({ stage }) => {
+    if (stage !== STAGE.judge || done) return;
+    done = true;
+    setTimeout(() => unsubscribe(), 0); // subscribe calls back before it returns
+    timer = setTimeout(go, WARM_UP_DELAY_MS);
   });
-
-  if (isExercise) warmUp();
-
-  /**
-   * Once Python is ready and the learner has not asked for anything yet, run the hidden suite once against the
-   * reference, silently. The first check of a fresh interpreter pays for pytest's first session, the test
-   * module's assertion rewriting and WebAssembly code that has not been optimised yet; paying it while the
-   * learner reads makes their first Check as quick as a later one. Nothing is shown or saved.
-   */
-  function warmUp() {
-    const stop = python.subscribe(({ stage }) => {
-      if (stage !== "judge") return;
-      setTimeout(() => stop(), 0);
-      setTimeout(async () => {
-        if (busy || python.pending.size) return;
-        try {
-          const bundle = await loadBundle(base, slug);
-          const deps = await Promise.all((data.requires || []).map((d) => loadBundle(base, d)));
-          const files = Object.fromEntries(deps.map((d) => [d.importPath, d.reference]));
-          if (busy || python.pending.size) return;
-          await python.request("check", {
-            tests: bundle.tests, files: { ...files, [bundle.importPath]: bundle.reference },
-            learner: bundle.importPath, names: bundle.names,
-          }, { timeLimit: settings.timeLimit, background: true });
-        } catch { /* only an optimisation */ }
-      }, 300);
-    });
-  }
-
-  if (isExercise && data.requires && data.requires.length) {
-    // Say up front what a module needs, rather than only when Check is pressed.
-    dependencies().then(showDeps).catch(() => {});
-  }
-  if (isExercise) {
-    const last = store.get(keys.result(slug), null);
-    if (last && typeof last === "object" && Array.isArray(last.tests)) render(last, { restored: true });
-  }
-  const api = { editor, run, check, settings };
-  root.tlCell = api; // a handle for automation and the end-to-end tests (set code, read it back)
-  return api;
+  return () => {
+    clearTimeout(timer);
+    unsubscribe();
+  };
 }

@@ -6,8 +6,7 @@
  * and when another tab saves, so a chapter page left open follows the work done on a lesson page.
  */
 import { codeState, exerciseStatus, STATUS_TEXT } from "./progress-model.js";
-import { widgetData } from "./prompts.js";
-import { PREFIX, VERSION } from "./store.js";
+import { widgetData } from "./widgets.js";
 
 /** A `get(key)` that rereads storage, so data saved by another tab or page is seen (memory-only stores keep theirs). */
 function freshGetter(store) {
@@ -24,11 +23,8 @@ function setStatus(node, status) {
 }
 
 /** Re-run `render` whenever saved work may have changed: another tab saved, or the page was shown again. */
-function followChanges(render) {
-  const own = `${PREFIX}${VERSION}:`;
-  window.addEventListener("storage", (event) => {
-    if (event.key === null || event.key.startsWith(own)) render();
-  });
+function followChanges(render, store) {
+  store.onExternalChange(() => render());
   window.addEventListener("pageshow", (event) => {
     if (event.persisted) render(); // back/forward cache: the page was frozen while the learner worked elsewhere
   });
@@ -54,7 +50,7 @@ export function mountChapter(root, store) {
     }
   };
   render();
-  followChanges(render);
+  followChanges(render, store);
   return render;
 }
 
@@ -98,6 +94,6 @@ export function mountModuleMap(root, store) {
     }
   };
   render();
-  followChanges(render);
+  followChanges(render, store);
   return render;
 }

@@ -50,5 +50,7 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code }, userEvent: "input.reset" });
     },
     focus: () => view.focus(),
+    /** Remove the editor and its listeners. */
+    destroy: () => view.destroy(),
   };
 }

@@ -1,8 +1,10 @@
 /**
- * Page wiring: one store, one Python worker started as the page opens, and every widget on the page mounted.
+ * Page wiring: one store, one Python worker started as the page opens, and every widget on the page mounted,
+ * each on its own (widgets.js): one that fails shows an error in its place and the others still work.
  */
 import { createStore } from "./store.js";
 import { PythonWorker } from "./worker-client.js";
+import { STAGE } from "./protocol.js";
 import { mountNumeric, mountChoice, mountReveal } from "./prompts.js";
 import { mountCell } from "./code-cell.js";
 import { renderMath } from "./math.js";
@@ -10,6 +12,7 @@ import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
 import { mountChapter, mountModuleMap } from "./course.js";
 import { mountA11y } from "./a11y.js";
+import { mountEach } from "./widgets.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -63,31 +66,40 @@ function registerServiceWorker() {
     .catch(() => { /* offline use is a bonus; the page works without it */ });
 }
 
+/** Run a page-wide step (maths, accessibility repairs, catalogues) without letting its failure stop the rest. */
+function attempt(step) {
+  try {
+    step();
+  } catch (err) {
+    console.error(err);
+  }
+}
+
 function start() {
   document.documentElement.classList.add("tl-js");
   // Python first: its start-up is the long pole, so it begins before anything else on the page is drawn.
-  const cells = document.querySelectorAll(".tl-cell");
-  const python = cells.length ? new PythonWorker({ base }).start() : null;
+  const hasCells = document.querySelector(".tl-cell") !== null;
+  const python = hasCells ? new PythonWorker({ base }).start() : null;
   watchForUpdates();
-  const store = createStore(safeLocalStorage());
+  const store = createStore(safeLocalStorage(), { events: window });
   store.notices().forEach(showNotice);
   store.onNotice(showNotice);
-  renderMath();
-  mountA11y(document);
-  for (const root of document.querySelectorAll(".tl-numeric")) mountNumeric(root, store);
-  for (const root of document.querySelectorAll(".tl-choice")) mountChoice(root, store);
-  for (const root of document.querySelectorAll(".tl-reveal")) mountReveal(root, store);
-  mountCatalogues(document, store);
-  for (const root of document.querySelectorAll(".tl-progress")) mountProgress(root, { store, base });
-  for (const root of document.querySelectorAll(".tl-chapter")) mountChapter(root, store);
-  for (const root of document.querySelectorAll(".tl-module-map")) mountModuleMap(root, store);
+  attempt(renderMath);
+  attempt(() => mountA11y(document));
+  mountEach(document, ".tl-numeric", (root) => mountNumeric(root, store));
+  mountEach(document, ".tl-choice", (root) => mountChoice(root, store));
+  mountEach(document, ".tl-reveal", (root) => mountReveal(root, store));
+  attempt(() => mountCatalogues(document, store));
+  mountEach(document, ".tl-progress", (root) => mountProgress(root, { store, base }));
+  mountEach(document, ".tl-chapter", (root) => mountChapter(root, store));
+  mountEach(document, ".tl-module-map", (root) => mountModuleMap(root, store));
   if (python) {
     window.tinyllm = { python, store };
-    for (const root of cells) mountCell(root, { store, python, base });
+    mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
     // Precaching the site for offline use downloads everything once more: start it only when Python is
     // ready, so it never competes with the learner's first run for the network or the CPU.
     const stop = python.subscribe(({ stage, failed }) => {
-      if (stage === "judge" || failed) {
+      if (stage === STAGE.judge || failed) {
         setTimeout(() => stop(), 0);
         registerServiceWorker();
       }

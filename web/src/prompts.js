@@ -7,18 +7,13 @@ import { parseAnswer, judgeAnswer, REVEAL_AFTER } from "./numeric.js";
 import { keys } from "./store.js";
 import { el } from "./dom.js";
 import { choiceFeedback } from "./feedback.js";
+import { widgetData } from "./widgets.js";
 
 let uid = 0;
 
-/** The JSON data of a widget placeholder. */
-export function widgetData(root) {
-  const script = root.querySelector(":scope > script.tl-data");
-  return script ? JSON.parse(script.textContent) : {};
-}
-
 /** Mount a numeric prompt. */
 export function mountNumeric(root, store) {
-  const data = widgetData(root);
+  const data = widgetData(root, { exercise: "string", prompt: "string", answer: "array" });
   const key = keys.prompt(data.exercise, data.prompt);
   const id = `tl-num-${(uid += 1)}`;
   const form = el("form", { class: "tl-answer", novalidate: "" });
@@ -86,7 +81,7 @@ export function mountNumeric(root, store) {
 
 /** Mount a multiple-choice check or a predict-first question. */
 export function mountChoice(root, store) {
-  const data = widgetData(root);
+  const data = widgetData(root, { exercise: "string", prompt: "string", options: "array" });
   const key = keys.prompt(data.exercise, data.prompt);
   const buttons = [...root.querySelectorAll(".tl-option")];
   const feedback = el("p", { class: "tl-feedback", role: "status", "aria-live": "polite" });

@@ -9,45 +9,72 @@
 export const PREFIX = "tinyllm:";
 export const VERSION = "v1";
 const KEY_PREFIX = `${PREFIX}${VERSION}:`;
+const FORMAT = "tinyllm-progress";
+
+/** Whether `backend` accepts a write (private windows and disabled storage throw). */
+function writable(backend) {
+  try {
+    const probe = `${KEY_PREFIX}probe`;
+    backend.setItem(probe, "1");
+    backend.removeItem(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every key of `backend` for which `keep(key)` holds (none when storage cannot be listed). */
+function listKeys(backend, keep) {
+  const found = [];
+  try {
+    for (let i = 0; i < backend.length; i += 1) {
+      const k = backend.key(i);
+      if (k && keep(k)) found.push(k);
+    }
+  } catch { /* ignore */ }
+  return found;
+}
+
+/** The notice for entries of another version of the site, or "" when there are none. */
+function olderNotice(backend) {
+  const older = listKeys(backend, (k) => k.startsWith(PREFIX) && !k.startsWith(KEY_PREFIX)).length;
+  return older ? `Found ${older} saved item${older === 1 ? "" : "s"} from another version of this site. `
+    + "This version cannot read them, so they were left untouched." : "";
+}
+
+/** Check an export before loading it; throws Error with a readable message. */
+function checkExport(dump) {
+  if (!dump || dump.format !== FORMAT || typeof dump.data !== "object" || dump.data === null
+      || Array.isArray(dump.data)) {
+    throw new Error("This file is not a tinyllm progress export.");
+  }
+  if (dump.version !== VERSION) throw new Error(`This export is format ${dump.version}; this site reads ${VERSION}.`);
+}
 
 /**
  * @param {Storage|null} backend usually window.localStorage; null or a throwing object is tolerated
+ * @param {{events?: EventTarget|null}} options  events: where the browser announces other tabs' writes
+ *   ("storage" events: the page's window); without it, onExternalChange never calls back
  */
-export function createStore(backend) {
+export function createStore(backend, { events = null } = {}) {
   const memory = new Map();
   const listeners = new Set();
   const notices = [];
-  let persistent = true;
+  const persistent = writable(backend);
 
   function notice(text) {
     notices.push(text);
     for (const fn of listeners) fn(text);
   }
 
-  try {
-    const probe = `${KEY_PREFIX}probe`;
-    backend.setItem(probe, "1");
-    backend.removeItem(probe);
-  } catch {
-    persistent = false;
+  const older = persistent ? olderNotice(backend) : "";
+  if (!persistent) {
     notices.push("This browser is not letting the page save. Your work stays while the page is open, but not after a reload.");
+  } else if (older) {
+    notices.push(older);
   }
 
   const fullKey = (key) => `${KEY_PREFIX}${key}`;
-
-  if (persistent) {
-    try {
-      const older = [];
-      for (let i = 0; i < backend.length; i += 1) {
-        const k = backend.key(i);
-        if (k && k.startsWith(PREFIX) && !k.startsWith(KEY_PREFIX)) older.push(k);
-      }
-      if (older.length) {
-        notices.push(`Found ${older.length} saved item${older.length === 1 ? "" : "s"} from another version of this site. `
-          + "This version cannot read them, so they were left untouched.");
-      }
-    } catch { /* ignore */ }
-  }
 
   /** Read a value; returns `fallback` when absent, and resets an unreadable entry with a notice. */
   function get(key, fallback = null) {
@@ -103,12 +130,8 @@ export function createStore(backend) {
   function keys() {
     const found = new Set(memory.keys());
     if (persistent) {
-      try {
-        for (let i = 0; i < backend.length; i += 1) {
-          const k = backend.key(i);
-          if (k && k.startsWith(KEY_PREFIX) && !k.startsWith(`${KEY_PREFIX}corrupt:`)) found.add(k.slice(KEY_PREFIX.length));
-        }
-      } catch { /* ignore */ }
+      const own = listKeys(backend, (k) => k.startsWith(KEY_PREFIX) && !k.startsWith(`${KEY_PREFIX}corrupt:`));
+      for (const k of own) found.add(k.slice(KEY_PREFIX.length));
     }
     return [...found].sort();
   }
@@ -122,16 +145,12 @@ export function createStore(backend) {
   function exportAll() {
     const data = {};
     for (const k of keys()) data[k] = get(k);
-    return { format: "tinyllm-progress", version: VERSION, saved: new Date().toISOString(), data };
+    return { format: FORMAT, version: VERSION, saved: new Date().toISOString(), data };
   }
 
   /** Load an export. Returns the number of entries restored; throws Error with a readable message. */
   function importAll(dump) {
-    if (!dump || dump.format !== "tinyllm-progress" || typeof dump.data !== "object" || dump.data === null
-        || Array.isArray(dump.data)) {
-      throw new Error("This file is not a tinyllm progress export.");
-    }
-    if (dump.version !== VERSION) throw new Error(`This export is format ${dump.version}; this site reads ${VERSION}.`);
+    checkExport(dump);
     let count = 0;
     for (const [k, v] of Object.entries(dump.data)) {
       set(k, v);
@@ -145,8 +164,31 @@ export function createStore(backend) {
     for (const k of keys()) remove(k);
   }
 
+  /**
+   * Call `fn(key, how)` when another tab changed an entry of this version: `key` without the prefix, `how`
+   * "changed" or "removed"; `fn(null, "cleared")` when the whole storage was cleared. The in-memory copy is
+   * forgotten first, so get() inside `fn` reads what the other tab wrote. Returns an unsubscribe function.
+   */
+  function onExternalChange(fn) {
+    if (!events || !persistent) return () => {};
+    const listener = (event) => {
+      if (event.storageArea && event.storageArea !== backend) return; // sessionStorage, or another store
+      if (event.key === null) {
+        memory.clear();
+        fn(null, "cleared");
+        return;
+      }
+      if (!event.key.startsWith(KEY_PREFIX) || event.key.startsWith(`${KEY_PREFIX}corrupt:`)) return;
+      const key = event.key.slice(KEY_PREFIX.length);
+      memory.delete(key);
+      fn(key, event.newValue === null ? "removed" : "changed");
+    };
+    events.addEventListener("storage", listener);
+    return () => events.removeEventListener("storage", listener);
+  }
+
   return {
-    get, set, remove, keys, refresh, exportAll, importAll, clearAll,
+    get, set, remove, keys, refresh, exportAll, importAll, clearAll, onExternalChange,
     get persistent() { return persistent; },
     /** Notices so far, and a subscription for later ones. */
     notices: () => [...notices],
@@ -160,4 +202,6 @@ export const keys = {
   result: (slug) => `result:${slug}`,
   prompt: (slug, id) => `prompt:${slug}/${id}`,
   prefs: (slug) => `prefs:${slug}`,
+  /** Edits made while another tab's version of the code is unresolved (the code cell's conflict bar). */
+  draft: (slug) => `draft:${slug}`,
 };

@@ -40,10 +40,12 @@ export class PythonWorker {
     this.spare = null;
     this.spareTimer = null;
     this.live = null;
+    this.disposed = false;
   }
 
   /** Start the worker (idempotent). */
   start() {
+    if (this.disposed) return this;
     if (!this.live || this.live.failed) this.live = this.#spawn();
     this.#announce();
     return this;
@@ -213,6 +215,7 @@ export class PythonWorker {
   }
 
   #send(type, payload, { timeLimit = 0, onStdout = () => {}, background = false }, retried) {
+    if (this.disposed) return Promise.resolve({ status: "stopped", tests: [], stdout: "", traceback: "", ms: 0 });
     this.start();
     const id = nextId++;
     const slot = this.live;
@@ -241,6 +244,7 @@ export class PythonWorker {
 
   /** End everything: pending requests resolve as "stopped" and the workers are terminated (tests, teardown). */
   dispose() {
+    this.disposed = true;
     this.useSpare = false;
     clearTimeout(this.spareTimer);
     for (const req of [...this.pending.values()]) {

@@ -179,3 +179,47 @@ test("storage key names", () => {
   assert.equal(keys.prompt("e7-3", "residual"), "prompt:e7-3/residual");
   assert.equal(keys.prefs("m07-6"), "prefs:m07-6");
 });
+
+test("onExternalChange: another tab's writes of this version, with the memory copy forgotten first", () => {
+  const backend = new FakeStorage();
+  const events = new EventTarget();
+  const store = createStore(backend, { events });
+  store.set("code:e7-3", { code: "mine" });
+  const heard = [];
+  const stop = store.onExternalChange((key, how) => heard.push([key, how, key && store.get(key)]));
+  const announce = (key, newValue) => {
+    if (newValue === null) backend.removeItem(key);
+    else if (key) backend.setItem(key, newValue);
+    events.dispatchEvent(Object.assign(new Event("storage"), { key, newValue, storageArea: backend }));
+  };
+  announce("tinyllm:v1:code:e7-3", JSON.stringify({ code: "theirs" }));
+  announce("tinyllm:v1:prefs:e7-3", null);
+  announce("tinyllm:v0:code:e7-3", "{}"); // another version's: not ours
+  announce("tinyllm:v1:corrupt:code:e7-3", "{"); // a moved-aside copy: not data
+  announce("/.__palette", "{}"); // the theme's
+  events.dispatchEvent(Object.assign(new Event("storage"), { key: "tinyllm:v1:code:x", newValue: "1", storageArea: {} }));
+  announce(null, "");
+  assert.deepEqual(heard, [
+    ["code:e7-3", "changed", { code: "theirs" }],
+    ["prefs:e7-3", "removed", null],
+    [null, "cleared", null],
+  ]);
+  stop();
+  announce("tinyllm:v1:code:e7-3", JSON.stringify({ code: "later" }));
+  assert.equal(heard.length, 3, "unsubscribed");
+});
+
+test("onExternalChange without an event source, or without storage, never calls back", () => {
+  const quiet = createStore(new FakeStorage());
+  assert.equal(typeof quiet.onExternalChange(() => assert.fail("called")), "function");
+  const events = new EventTarget();
+  const memoryOnly = createStore(null, { events });
+  memoryOnly.onExternalChange(() => assert.fail("called"));
+  events.dispatchEvent(Object.assign(new Event("storage"), { key: "tinyllm:v1:code:a", newValue: "1" }));
+});
+
+test("keys.draft names the conflict drafts under the store's prefix", () => {
+  const backend = new FakeStorage();
+  createStore(backend).set(keys.draft("e7-3"), { code: "x" });
+  assert.deepEqual([...backend.map.keys()], ["tinyllm:v1:draft:e7-3"]);
+});

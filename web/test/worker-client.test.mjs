@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 
 import { defaultBehaviour, fakePython, tick, until } from "./fakes.mjs";
 
+/** Whether the client has heard "started" for every pending request (Stop then interrupts rather than withdraws). */
+const started = (python) => python.pending.size > 0 && [...python.pending.values()].every((r) => r.started);
+
 const CHECK = { tests: { "test_x.py": "def test_a(): pass" }, files: { "x.py": "ok = 1" }, learner: "x.py", names: ["test_a", "test_b"] };
 
 test("a run is queued until Python is ready, then answered with its output streamed", async (t) => {
@@ -48,7 +51,7 @@ test("Stop without isolation replaces the stuck worker with the warm spare", asy
   await until(() => workers.length === 2, 500, "the spare worker");
   const spare = workers[1];
   const done = python.request("run", { code: "stuck", filename: "a.py" });
-  await until(() => workers[0].log.length === 2, 500, "the stuck run to start");
+  await until(() => started(python), 1000, "the stuck run to start");
   await tick(5);
   python.stop();
   const result = await done;
@@ -64,7 +67,7 @@ test("Stop with isolation interrupts Python in place: no restart", async (t) => 
   const { python, workers } = fakePython({ isolated: true, spare: false });
   t.after(() => python.dispose());
   const done = python.request("run", { code: "loop", filename: "a.py" });
-  await until(() => workers[0].log.length === 1, 500, "the loop to start");
+  await until(() => started(python), 1000, "the loop to start");
   await tick(10);
   python.stop();
   const result = await done;
@@ -81,7 +84,7 @@ test("an interrupt Python does not answer within the grace period replaces the w
   const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20 });
   t.after(() => python.dispose());
   const done = python.request("run", { code: "stuck", filename: "a.py" });
-  await until(() => workers[0].log.length === 1, 500, "the run to start");
+  await until(() => started(python), 1000, "the run to start");
   python.stop();
   const result = await done;
   assert.equal(result.status, "stopped");
@@ -106,7 +109,7 @@ test("Stop leaves background work (the warm-up check) alone", async (t) => {
   const background = python.request("check", CHECK, { background: true });
   let settled = false;
   background.then(() => { settled = true; });
-  await until(() => workers[0].log.length === 1, 500, "the check to start");
+  await until(() => started(python), 1000, "the check to start");
   python.stop();
   await tick(20);
   assert.equal(settled, false);
@@ -237,4 +240,14 @@ test("the spare worker starts only once the live one is ready for checks", async
   await until(() => workers.length === 2, 500, "the spare");
   await tick(30);
   assert.equal(workers.length, 2, "one spare, not more");
+});
+
+test("after dispose, requests resolve as stopped and no worker is started again", async () => {
+  const { python, workers } = fakePython({ spare: false });
+  await python.request("run", { code: "print:1", filename: "a.py" });
+  python.dispose();
+  assert.equal(workers[0].terminated, true);
+  const late = await python.request("run", { code: "print:1", filename: "a.py" });
+  assert.equal(late.status, "stopped");
+  assert.equal(workers.length, 1);
 });

@@ -1,0 +1,24 @@
+/**
+ * Exercise bundles (tools/bundle.py writes assets/tl/exercises/<slug>.json): the hidden tests, their names, the
+ * reference and the direct requirements. Fetched once per page; a failed fetch is forgotten, so a retry can work.
+ */
+const cache = new Map();
+
+/**
+ * @param {URL|string} base  the site's assets/ folder
+ * @param {string} slug
+ * @returns {Promise<object>}
+ */
+export function loadBundle(base, slug) {
+  const key = `${base}|${slug}`;
+  if (!cache.has(key)) {
+    cache.set(key, fetch(new URL(`tl/exercises/${slug}.json`, base)).then((r) => {
+      if (!r.ok) throw new Error(`exercise ${slug}: HTTP ${r.status}`);
+      return r.json();
+    }).catch((err) => {
+      cache.delete(key);
+      throw err;
+    }));
+  }
+  return cache.get(key);
+}

@@ -1,0 +1,145 @@
+/**
+ * A code cell's state: one plain object, changed only by the named actions below (a reducer), and a small
+ * model that hands each change to the views as `update(state, prev)`. Nothing here touches the DOM, storage or
+ * the worker, so the whole of a cell's behaviour can be followed action by action (web/test/cell-state.test.mjs).
+ */
+import { NEEDS, reached } from "../protocol.js";
+import { summarise } from "./summary.js";
+
+/**
+ * @typedef {{stage: string, failed: string, restarts: number}} PythonStatus  worker-client.js `status`
+ * @typedef {{kind: "exercise"|"example", starter: string, code: string,
+ *   python: PythonStatus, busy: ""|"run"|"check", status: string, message: string, output: string,
+ *   tests: object[]|null, stale: boolean, result: object|null, diff: {same: boolean, lines: object[]}|null,
+ *   deps: import("../dependencies.js").Gate|null, conflict: {theirs: string, where: "tab"|"draft"}|null}} CellState
+ *   busy: what is running; status: the last result's status (the root's data-status; "" while busy); message:
+ *   the summary line; output: the learner's output and traceback; tests: the rows of the last check; stale: the
+ *   rows describe an earlier check while a new one runs; result: the result shown; diff: the learner's code
+ *   against the reference after a pass; deps: the dependency rule's verdict; conflict: another tab's version
+ */
+
+/** @returns {CellState} */
+export function initialState({ kind, starter, code }) {
+  return {
+    kind, starter, code,
+    python: { stage: "", failed: "", restarts: 0 },
+    busy: "", status: "", message: "", output: "",
+    tests: null, stale: false, result: null, diff: null, deps: null, conflict: null,
+  };
+}
+
+/** The actions, by name. Each returns a plain object for `reduce`. */
+export const actions = {
+  /** The worker's start-up status changed. */
+  python: (status) => ({ type: "python", status }),
+  /** The learner (or automation) changed the code in the editor. */
+  edited: (code) => ({ type: "edited", code }),
+  /** A run or a check was sent. */
+  started: (kind) => ({ type: "started", kind }),
+  /** A run printed. */
+  stdout: (text) => ({ type: "stdout", text }),
+  /** A result arrived (or was restored from storage: `restored`). */
+  finished: (result, { timeLimit, restored = false }) => ({ type: "finished", result, timeLimit, restored }),
+  /** A check could not be sent (a dependency has not passed, the hidden tests did not load). */
+  blocked: (message) => ({ type: "blocked", message }),
+  /** The dependency rule's verdict, to show above the box. */
+  deps: (gate) => ({ type: "deps", gate }),
+  /** After a pass, the learner's code against the reference, for the result `of`. */
+  diff: (diff, of) => ({ type: "diff", diff, of }),
+  /** Another tab saved different code, or a draft from an unresolved conflict was found. */
+  conflict: (theirs, where) => ({ type: "conflict", theirs, where }),
+  /** The learner chose which version to keep. */
+  resolved: (code) => ({ type: "resolved", code }),
+  /** Reset: the starter code is back. */
+  reset: () => ({ type: "reset" }),
+};
+
+const LABELS = {
+  run: ["Running…", "Queued: runs as soon as Python is ready…"],
+  check: ["Checking…", "Queued: checks as soon as Python is ready…"],
+};
+const STALE_NOTE = " The results below are from your previous check.";
+
+/**
+ * The next state; the same object when the action changes nothing.
+ * @param {CellState} state
+ * @param {{type: string}} action  one made by `actions`
+ * @returns {CellState}
+ */
+export function reduce(state, action) {
+  switch (action.type) {
+    case "python":
+      return { ...state, python: { ...action.status } };
+    case "edited":
+      return action.code === state.code ? state : { ...state, code: action.code };
+    case "started": {
+      const [now, queued] = LABELS[action.kind];
+      const stale = action.kind === "check" && Boolean(state.tests && state.tests.length);
+      const label = reached(state.python.stage, NEEDS[action.kind]) ? now : queued;
+      // A new request: the previous verdict no longer describes the code.
+      return { ...state, busy: action.kind, status: "", output: "", stale, message: label + (stale ? STALE_NOTE : "") };
+    }
+    case "stdout":
+      return { ...state, output: state.output + action.text };
+    case "finished":
+      return finished(state, action);
+    case "blocked":
+      return { ...state, busy: "", stale: false, message: action.message };
+    case "deps":
+      return { ...state, deps: action.gate };
+    case "diff":
+      return action.of === state.result ? { ...state, diff: action.diff } : state;
+    case "conflict":
+      return { ...state, conflict: { theirs: action.theirs, where: action.where } };
+    case "resolved":
+      return { ...state, conflict: null, code: action.code };
+    case "reset":
+      return { ...state, code: state.starter, message: "Starter code restored. Undo with Ctrl/⌘+Z if that was a mistake." };
+    default:
+      throw new Error(`unknown cell action ${JSON.stringify(action.type)}`);
+  }
+}
+
+function finished(state, { result, timeLimit, restored }) {
+  const text = summarise(result, timeLimit);
+  const output = [result.stdout, result.traceback].filter(Boolean).join(result.stdout && result.traceback ? "\n" : "");
+  const next = { ...state, busy: "", status: result.status, message: restored ? `Last check: ${text}` : text, output };
+  // A run's result has no rows: the last check's rows stay (and are not stale: no check is running).
+  if (!Array.isArray(result.tests)) return { ...next, stale: false };
+  return { ...next, tests: result.tests, stale: false, result, diff: null };
+}
+
+/**
+ * A cell's model: the state, and the views told of each change. An action dispatched while the views are being
+ * updated (an editor reporting the change a view just made) is applied after them, in order.
+ * @param {CellState} initial
+ */
+export function createModel(initial) {
+  let state = initial;
+  const views = new Set();
+  const queue = [];
+  let busy = false;
+  return {
+    get state() { return state; },
+    /** @param {{type: string}} action */
+    dispatch(action) {
+      queue.push(action);
+      if (busy) return;
+      busy = true;
+      try {
+        while (queue.length) {
+          const prev = state;
+          state = reduce(state, queue.shift());
+          if (state !== prev) for (const fn of [...views]) fn(state, prev);
+        }
+      } finally {
+        busy = false;
+      }
+    },
+    /** Call `fn(state, prev)` on every change; returns an unsubscribe function. */
+    subscribe(fn) {
+      views.add(fn);
+      return () => views.delete(fn);
+    },
+  };
+}

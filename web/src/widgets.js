@@ -1,0 +1,74 @@
+/**
+ * Widget placeholders (emitted by mdwidgets): reading their JSON data, and mounting each one on its own, so that
+ * one with missing or unreadable data shows an error in its place while every other widget of the page works.
+ */
+import { el } from "./dom.js";
+
+/** A widget that cannot be mounted: the message says why, in words a learner can read. */
+export class WidgetError extends Error {}
+
+const KINDS = {
+  string: (v) => typeof v === "string",
+  number: (v) => typeof v === "number" && Number.isFinite(v),
+  array: Array.isArray,
+  object: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+};
+
+/**
+ * The JSON data of a widget placeholder (its `<script class="tl-data">`).
+ * @param {Element} root
+ * @param {Record<string, "string"|"number"|"array"|"object">} required  fields that must be present, by kind;
+ *   with none, a placeholder without data reads as {}
+ * @returns {object}
+ * @throws {WidgetError} when the data is missing (and fields are required), not JSON, or lacks a field
+ */
+export function widgetData(root, required = {}) {
+  const script = root.querySelector(":scope > script.tl-data");
+  const fields = Object.entries(required);
+  if (!script) {
+    if (fields.length) throw new WidgetError("its data is missing");
+    return {};
+  }
+  let data;
+  try {
+    data = JSON.parse(script.textContent);
+  } catch {
+    throw new WidgetError("its data is not valid JSON");
+  }
+  if (!KINDS.object(data)) throw new WidgetError("its data is not an object");
+  for (const [field, kind] of fields) {
+    if (!KINDS[kind](data[field])) throw new WidgetError(`its data has no ${kind} "${field}"`);
+  }
+  return data;
+}
+
+/** Put an error in the place of a widget that could not be mounted (as text; the rest of the page goes on). */
+export function showWidgetError(root, err) {
+  const reason = err instanceof WidgetError ? err.message : `an unexpected error: ${err && err.message ? err.message : err}`;
+  root.dataset.widgetError = "";
+  root.querySelector(":scope > .tl-widget-error")?.remove();
+  root.prepend(el("p", { class: "tl-widget-error", role: "alert" },
+    `This part of the page could not be shown (${reason}). The rest of the page still works; reloading may help.`));
+}
+
+/**
+ * Mount every widget matching `selector` under `scope`, each in its own guard.
+ * @param {ParentNode} scope
+ * @param {string} selector
+ * @param {(root: Element) => unknown} mount
+ * @returns {{mounted: unknown[], failed: Element[]}} what each mount returned, and the roots that failed
+ */
+export function mountEach(scope, selector, mount) {
+  const mounted = [];
+  const failed = [];
+  for (const root of scope.querySelectorAll(selector)) {
+    try {
+      mounted.push(mount(root));
+    } catch (err) {
+      failed.push(root);
+      showWidgetError(root, err);
+      if (!(err instanceof WidgetError)) console.error(err); // a bug, not bad data: worth a trace for authors
+    }
+  }
+  return { mounted, failed };
+}

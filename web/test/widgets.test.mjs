@@ -1,0 +1,100 @@
+// web/src/widgets.js: widget data read with a guard, and each widget mounted on its own, so one bad widget (its
+// data missing or corrupt) shows an error in its place while the rest of the page works.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { mountEach, widgetData, WidgetError } from "../src/widgets.js";
+import { mountCell } from "../src/code-cell.js";
+import { mountNumeric } from "../src/prompts.js";
+import { createStore } from "../src/store.js";
+import { exampleHTML, exerciseHTML, fakeEditor, fakePython, page, SharedStorage, until } from "./fakes.mjs";
+
+const holder = (json) => page(`<div class="w">${json === undefined ? "" : `<script type="application/json" class="tl-data">${json}</script>`}</div>`)
+  .document.querySelector(".w");
+
+test("widgetData reads the JSON, and names what is wrong instead of throwing a SyntaxError", () => {
+  assert.deepEqual(widgetData(holder('{"a": 1}')), { a: 1 });
+  assert.deepEqual(widgetData(holder(undefined)), {}, "no data and nothing required: an empty object");
+  const cases = [
+    [holder("{"), {}, "its data is not valid JSON"],
+    [holder("[1, 2]"), {}, "its data is not an object"],
+    [holder("null"), {}, "its data is not an object"],
+    [holder(undefined), { slug: "string" }, "its data is missing"],
+    [holder('{"slug": 3}'), { slug: "string" }, 'its data has no string "slug"'],
+    [holder('{"answer": "1"}'), { answer: "array" }, 'its data has no array "answer"'],
+  ];
+  for (const [root, required, message] of cases) {
+    assert.throws(() => widgetData(root, required), (err) => err instanceof WidgetError && err.message === message, message);
+  }
+});
+
+test("a bad widget shows an error in its place; every other widget of the page still works", async (t) => {
+  const good = { slug: "e-1", id: "E1", path: "python/e1.py", importPath: "tinyllm/e1.py", starter: "# starter\n", requires: [] };
+  const numeric = (json) => `<div class="tl-numeric" data-prompt="p"><script type="application/json" class="tl-data">${json}</script>`
+    + '<div class="tl-explain" hidden>worked answer</div></div>';
+  const { document } = page([
+    exerciseHTML({ slug: "broken" }, { raw: '{"slug": "broken", ' }), // cut off: not JSON
+    '<div class="tl-cell" data-exercise="bare" data-kind="exercise"><div class="tl-fallback"><pre>x</pre></div></div>',
+    exerciseHTML(good),
+    exampleHTML("print('hi')\n"),
+    numeric("{oops"),
+    numeric(JSON.stringify({ exercise: "e-1", prompt: "p", answer: [0.5], tolerance: 1e-9, feedback: [] })),
+  ].join(""));
+  const win = new EventTarget();
+  const store = createStore(new SharedStorage().tab(win), { events: win });
+  const { python } = fakePython({ spare: false });
+  python.start();
+  const editors = fakeEditor();
+  t.after(() => python.dispose());
+  const ctx = { store, python, base: "http://site.test/", createEditor: editors.create, win, pathname: "/p/",
+    loadBundle: async () => ({ id: "E1", importPath: "tinyllm/e1.py", reference: "", tests: {}, names: ["test_a"], directRequires: [] }) };
+
+  const cells = mountEach(document, ".tl-cell", (root) => mountCell(root, ctx));
+  const prompts = mountEach(document, ".tl-numeric", (root) => mountNumeric(root, store));
+  assert.equal(cells.mounted.length, 2);
+  assert.deepEqual(cells.failed.map((r) => r.dataset.exercise), ["broken", "bare"]);
+  assert.equal(prompts.mounted.length, 1);
+  assert.equal(prompts.failed.length, 1);
+
+  const [broken, bare, working, example] = document.querySelectorAll(".tl-cell");
+  assert.match(broken.querySelector(".tl-widget-error").textContent, /could not be shown \(its data is not valid JSON\)/);
+  assert.equal(broken.querySelector(".tl-widget-error").getAttribute("role"), "alert");
+  assert.match(bare.querySelector(".tl-widget-error").textContent, /its data is missing/);
+  assert.ok(bare.querySelector(".tl-fallback"), "the code stays readable without the editor");
+  assert.equal(broken.tlCell, undefined);
+  assert.equal(working.querySelector(".tl-widget-error"), null);
+
+  // The good cells work.
+  working.tlCell.editor.setCode("ok = 1\n");
+  await working.tlCell.check();
+  assert.equal(working.dataset.status, "passed");
+  example.tlCell.editor.setCode("print:hi");
+  await example.tlCell.run();
+  assert.equal(example.querySelector(".tl-output").textContent, "hi\n");
+  // So does the good prompt.
+  const [badPrompt, goodPrompt] = document.querySelectorAll(".tl-numeric");
+  assert.match(badPrompt.textContent, /its data is not valid JSON/);
+  goodPrompt.querySelector("input").value = "1/2";
+  goodPrompt.querySelector("form").dispatchEvent(new (document.defaultView.Event)("submit", { cancelable: true }));
+  await until(() => goodPrompt.dataset.verdict, 500, "the prompt's verdict");
+  assert.equal(goodPrompt.dataset.verdict, "correct");
+});
+
+test("a widget whose mount throws a bug (not bad data) is reported the same way, and logged", () => {
+  const { document } = page('<div class="x"></div><div class="x"></div>');
+  const logged = [];
+  const real = console.error;
+  console.error = (err) => logged.push(err);
+  try {
+    const { mounted, failed } = mountEach(document, ".x", (root) => {
+      if (root === document.querySelector(".x")) throw new TypeError("cannot read properties of undefined");
+      return "ok";
+    });
+    assert.deepEqual(mounted, ["ok"]);
+    assert.equal(failed.length, 1);
+  } finally {
+    console.error = real;
+  }
+  assert.match(document.querySelector(".tl-widget-error").textContent, /an unexpected error: cannot read properties/);
+  assert.equal(logged.length, 1);
+});
