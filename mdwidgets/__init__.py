@@ -11,6 +11,7 @@ from the exercise manifests (checker.manifest), so the page and the exercise fol
     /// tests | M07.6                  the test catalogue as a table that fills in with results
     /// mutants | M07.6                every mutant, what it gets wrong and the test that catches it
     /// progress                       the learner's progress, with export, import and reset
+    /// ol-install [| M07.6]           how to install `ol` from this site (and an exercise's first steps)
     /// pycell                         a runnable example (Run only); executed at build time, must not raise
     /// chapter | E7                   a chapter's lessons in order, with the learner's status (mdwidgets.course)
     /// lesson | E7.3                  a lesson's "E7.3 · Lesson 3 of 6 · Chapter E7" line (mdwidgets.course)
@@ -346,6 +347,53 @@ class Mutants(_Widget):
         return wrapper
 
 
+class OlInstall(TLBlock):
+    """How to get `ol` from this very site: the pip command (the site's address is filled in by the page, since the
+    site can be hosted anywhere; without JavaScript a placeholder shows) and, given an exercise, its first steps."""
+
+    NAME = "ol-install"
+    ARGUMENT = None
+
+    def check(self) -> None:
+        self.exercise = None
+        if self.argument:
+            try:
+                self.exercise = manifest.find(self.argument, self.exercises())
+            except KeyError as exc:
+                raise self.fail(str(exc).strip("'\"")) from None
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        el = etree.SubElement(parent, "div", {"class": "tl-ol-install"})
+        etree.SubElement(el, "p").text = ("Install it once, in any virtual environment with Python 3.11 or newer "
+                                          "(numpy and pytest come from the usual package index):")
+        code = etree.SubElement(etree.SubElement(el, "pre"), "code", {"class": "tl-ol-command"})
+        code.text = AtomicString("pip install --extra-index-url ")
+        url = etree.SubElement(code, "span", {"class": "tl-site-root"})
+        url.text = AtomicString("https://<this site>/")
+        url.tail = AtomicString("simple/ tinyllm-ol")
+        self.body = etree.SubElement(el, "div", {"class": "tl-ol-body"})
+        ex = self.exercise
+        if ex is not None:
+            steps = [f"ol start {ex.id}", f"ol tests {ex.id}", f"ol check {ex.id}"]
+            steps += [f"ol check {ex.id} --ref-deps"] if ex.requires else []
+            steps += [f"ol diff  {ex.id}", "ol export progress.json"]
+            etree.SubElement(el, "p").text = AtomicString(f"Then, in the folder of your own repository (ol "
+                                                          f"writes {ex.learner_path} there):")
+            etree.SubElement(etree.SubElement(el, "pre"), "code").text = AtomicString("\n".join(steps))
+        note = etree.SubElement(el, "p")
+        first = etree.SubElement(note, "code")
+        first.text = "ol export"
+        first.tail = " writes a file that the Your progress page imports, and "
+        second = etree.SubElement(note, "code")
+        second.text = "ol import"
+        second.tail = (" reads the page's export, so work done in the terminal and in the browser meets in one "
+                       "place. A pass counts on each side once that side has checked the code itself.")
+        return el
+
+    def add(self, block: etree.Element) -> etree.Element:
+        return self.body
+
+
 class Progress(TLBlock):
     """The progress overview with export, import and reset (filled in by web/src/progress.js)."""
 
@@ -416,7 +464,7 @@ class WidgetsExtension(BlocksExtension):
         md.preprocessors.register(SourcePreprocessor(md, lambda arg: _section_file(config["exercises"], arg)),
                                   "tl-source", 105)
         md.treeprocessors.register(ErrorTreeprocessor(md, config["errors"]), "tl-errors", 1)
-        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Mutants, Progress, PyCell, Chapter, ModuleMap,
+        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Mutants, OlInstall, Progress, PyCell, Chapter, ModuleMap,
                       LessonHeader, ChapterSection):
             block_mgr.register(block, config)
 

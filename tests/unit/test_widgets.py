@@ -328,3 +328,21 @@ def test_manifest_text_with_a_script_tag_stays_data(tmp_path):
     assert len(root.find_all("script")) == 1
     el = root.one("div", "tl-numeric")
     assert el.data()["feedback"][0]["message"].startswith(EVIL + " 4 is the median")
+
+
+# --- ol-install --------------------------------------------------------------------------------------------------
+
+def test_ol_install_has_a_placeholder_the_page_fills_in_and_steps_for_an_exercise(lesson):
+    el = parse(convert("/// ol-install | T1.2\n///\n")).one("div", "tl-ol-install")
+    command = el.one("code", "tl-ol-command")
+    assert command.text() == "pip install --extra-index-url https://<this site>/simple/ tinyllm-ol"
+    assert command.one("span", "tl-site-root").text() == "https://<this site>/"
+    steps = [c.text() for c in el.find_all("code") if "ol start" in c.text()]
+    assert steps and steps[0].splitlines()[0] == "ol start T1.2" and "ol export progress.json" in steps[0]
+    assert lesson.learner_path in el.text()
+    bare = parse(convert("/// ol-install\n///\n")).one("div", "tl-ol-install")
+    assert not [c for c in bare.find_all("code") if "ol start" in c.text()]
+
+
+def test_ol_install_names_an_unknown_exercise():
+    assert widget_error("/// ol-install | Z9.9\n///\n").startswith(f"{PAGE}:1: `/// ol-install | Z9.9`: unknown")
