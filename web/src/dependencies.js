@@ -25,6 +25,9 @@ export function dependencyOrder(all, direct) {
   return [...all.filter((d) => direct.includes(d)), ...all.filter((d) => !direct.includes(d)).reverse()];
 }
 
+/** "A", "A and B", "A, B and C". */
+const list = (ids) => (ids.length > 1 ? `${ids.slice(0, -1).join(", ")} and ${ids[ids.length - 1]}` : ids.join(""));
+
 /**
  * @typedef {{slug: string, id: string, importPath: string, reference: string}} Dependency
  * @typedef {{files: Record<string, string>, order: string[], missing: string[], borrowed: string[],
@@ -64,11 +67,11 @@ export function applyRule({ id, deps, direct, passedCode, refDeps }) {
     const via = direct.includes(first.slug) ? ""
       : ` (through ${direct.map((slug) => (bySlug.get(slug) || { id: slug }).id).join(", ")})`;
     gate.needs = `${id} needs ${first.id}${via}`;
-    gate.text = `${gate.needs}: ${first.id} has not passed here yet. Pass ${gate.missing.join(" and ")} first, `
+    gate.text = `${gate.needs}: ${first.id} has not passed here yet. Pass ${list(gate.missing)} first, `
       + `or check against the reference implementation of every exercise ${id} builds on.`;
   } else if (refDeps && ids.length) {
-    gate.text = `Checking against the reference ${ids.join(" and ")}, not your own code`
-      + (missing.length ? `: you have not passed ${gate.missing.join(" and ")} here yet.` : ".");
+    gate.text = `Checking against the reference ${list(ids)}, not your own code`
+      + (missing.length ? `: you have not passed ${list(gate.missing)} here yet.` : ".");
   }
   return gate;
 }

@@ -1,0 +1,173 @@
+// The code cell's views (web/src/cell/*-view.js) one by one, on a linkedom page: each renders from the state,
+// changes only what changed since `prev`, keeps learner text as text, and removes its listeners on destroy.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { actions, initialState, reduce } from "../src/cell/state.js";
+import { createResultsView } from "../src/cell/results-view.js";
+import { createDepsView } from "../src/cell/deps-view.js";
+import { createConflictView } from "../src/cell/conflict-view.js";
+import { createToolbarView } from "../src/cell/toolbar-view.js";
+import { createStatusView } from "../src/cell/status-view.js";
+import { createOutputView, createSummaryView } from "../src/cell/output-view.js";
+import { createDiffView } from "../src/cell/diff-view.js";
+import { page } from "./fakes.mjs";
+
+const base = () => initialState({ kind: "exercise", starter: "", code: "" });
+const finished = (state, tests) => reduce(state, actions.finished({ status: "failed", stdout: "", traceback: "", tests }, { timeLimit: 20 }));
+
+test("results: one row per test with its words for screen readers; stale rows marked and restored", () => {
+  const { document } = page("");
+  const view = createResultsView();
+  let state = base();
+  view.update(state, null);
+  assert.equal(view.dom.children.length, 0);
+  const tests = [{ name: "test_a", outcome: "passed", message: "" },
+    { name: "test_<b>", outcome: "error", message: "<script>alert(1)</script>" }];
+  let prev = state;
+  state = finished(state, tests);
+  view.update(state, prev);
+  const [a, b] = view.dom.querySelectorAll("li");
+  assert.deepEqual([a.dataset.test, a.dataset.outcome, b.dataset.test, b.dataset.outcome], ["test_a", "passed", "test_<b>", "error"]);
+  assert.equal(a.querySelector(".tl-mark").textContent, "✓");
+  assert.equal(b.querySelector(".tl-mark").textContent, "!");
+  assert.equal(b.querySelector("script"), null, "messages are text");
+  assert.equal(b.querySelector(".tl-message").textContent, "<script>alert(1)</script>");
+  prev = state;
+  state = reduce(state, actions.started("check"));
+  view.update(state, prev);
+  assert.equal(view.dom.querySelectorAll("li")[0], a, "the same rows, marked, not rebuilt");
+  assert.equal(a.dataset.stale, "true");
+  assert.equal(a.querySelector(".tl-sr").textContent, " passed (from the previous check)");
+  assert.equal(view.dom.getAttribute("aria-busy"), "true");
+  prev = state;
+  state = reduce(state, actions.blocked("cannot"));
+  view.update(state, prev);
+  assert.equal(a.dataset.stale, undefined);
+  assert.equal(a.querySelector(".tl-sr").textContent, " passed");
+  assert.equal(view.dom.hasAttribute("aria-busy"), false);
+  assert.ok(document);
+});
+
+test("dependencies: hidden with nothing to say; the same checkbox is updated in place and reports clicks", () => {
+  const { document } = page("");
+  const toggled = [];
+  const view = createDepsView({ onToggle: (checked) => toggled.push(checked) });
+  const state = base();
+  view.update(state, null);
+  assert.equal(view.dom.hidden, true);
+  const gate = { text: "M2 needs M1: M1 has not passed here yet.", label: "Use the reference M1", refDeps: false };
+  const next = reduce(state, actions.deps(gate));
+  view.update(next, state);
+  assert.equal(view.dom.hidden, false);
+  assert.equal(view.dom.querySelector(".tl-needs").textContent, gate.text);
+  assert.equal(view.dom.querySelector("label").textContent, " Use the reference M1");
+  const box = view.dom.querySelector("input.tl-refdeps");
+  box.checked = true;
+  box.dispatchEvent(new (document.defaultView.Event)("change"));
+  const on = reduce(next, actions.deps({ ...gate, text: "Checking against the reference M1, not your own code.", refDeps: true }));
+  view.update(on, next);
+  assert.equal(view.dom.querySelector("input.tl-refdeps"), box);
+  assert.equal(box.checked, true);
+  view.destroy();
+  box.dispatchEvent(new (document.defaultView.Event)("change"));
+  assert.deepEqual(toggled, [true], "no calls after destroy");
+});
+
+test("conflict: the words for another tab and for a draft, each button naming its choice", () => {
+  const { document } = page("");
+  const chosen = [];
+  const view = createConflictView({ onResolve: (choice) => chosen.push(choice) });
+  const state = base();
+  view.update(state, null);
+  assert.equal(view.dom.hidden, true);
+  assert.equal(view.dom.getAttribute("role"), "alert");
+  const tab = reduce(state, actions.conflict("theirs", "tab"));
+  view.update(tab, state);
+  assert.equal(view.dom.hidden, false);
+  const [useTheirs, keepMine] = view.dom.querySelectorAll("button");
+  assert.deepEqual([useTheirs.textContent, keepMine.textContent], ["Use the other tab's version", "Keep this version"]);
+  useTheirs.click();
+  keepMine.click();
+  const draft = reduce(tab, actions.conflict("draft", "draft"));
+  view.update(draft, tab);
+  assert.deepEqual([...view.dom.querySelectorAll("button")].map((x) => x.textContent), ["Restore the draft", "Discard the draft"]);
+  view.destroy();
+  view.dom.querySelector("button").click();
+  assert.deepEqual(chosen, ["theirs", "mine"]);
+  assert.ok(document);
+});
+
+test("toolbar: only Stop works while busy; an example has no Check; destroy removes the click listeners", () => {
+  page("");
+  const calls = [];
+  const commands = Object.fromEntries(["run", "check", "stop", "reset"].map((n) => [n, () => calls.push(n)]));
+  const view = createToolbarView({ exercise: true, commands });
+  const idle = base();
+  view.update(idle, null);
+  assert.deepEqual(Object.values(view.buttons).map((b) => b.disabled), [false, false, true, false]);
+  const busy = reduce(idle, actions.started("check"));
+  view.update(busy, idle);
+  assert.deepEqual(Object.values(view.buttons).map((b) => b.disabled), [true, true, false, true]);
+  view.buttons.stop.click();
+  view.destroy();
+  view.buttons.stop.click();
+  assert.deepEqual(calls, ["stop"]);
+  const example = createToolbarView({ exercise: false, commands });
+  assert.deepEqual([...example.dom.querySelectorAll("button")].map((b) => b.textContent), ["Run", "Stop", "Reset"]);
+  assert.match(example.dom.querySelector(".tl-hint").textContent, /^Ctrl\/⌘\+Enter runs/);
+});
+
+test("status: the stage in words, a failure named, restarts counted in the title", () => {
+  page("");
+  const view = createStatusView({ path: "python/tinyllm/x.py" });
+  let state = base();
+  view.update(state, null);
+  const status = view.dom.querySelector(".tl-status");
+  assert.equal(view.dom.querySelector(".tl-path").textContent, "python/tinyllm/x.py");
+  assert.equal(status.textContent, "Starting Python…");
+  assert.equal(status.dataset.stage, "starting");
+  const prev = state;
+  state = reduce(state, actions.python({ stage: "numpy", failed: "", restarts: 2 }));
+  view.update(state, prev);
+  assert.equal(status.textContent, "Ready to run · loading the checker…");
+  assert.equal(status.title, "Python restarted 2 times");
+  const failed = reduce(state, actions.python({ stage: "", failed: "pyodide.asm.wasm: HTTP 404", restarts: 0 }));
+  view.update(failed, state);
+  assert.equal(status.textContent, "Python could not start: pyodide.asm.wasm: HTTP 404");
+  assert.equal(status.dataset.stage, "failed");
+});
+
+test("summary and output: text only, the output hidden when empty", () => {
+  page("");
+  const summary = createSummaryView();
+  const output = createOutputView();
+  const state = base();
+  summary.update(state, null);
+  output.update(state, null);
+  assert.equal(output.dom.hidden, true);
+  assert.equal(summary.dom.getAttribute("aria-live"), "polite");
+  const ran = reduce(reduce(state, actions.started("run")), actions.stdout("<b>hi</b>\n"));
+  output.update(ran, state);
+  summary.update(ran, state);
+  assert.equal(output.dom.hidden, false);
+  assert.equal(output.dom.textContent, "<b>hi</b>\n");
+  assert.equal(output.dom.querySelector("b"), null);
+  assert.equal(summary.dom.textContent, "Queued: runs as soon as Python is ready…");
+});
+
+test("diff: shown after a pass, each line marked as the learner's, the reference's or both", () => {
+  page("");
+  const view = createDiffView();
+  const result = { status: "passed", stdout: "", traceback: "", tests: [], code: "a" };
+  const state = reduce(base(), actions.finished(result, { timeLimit: 20 }));
+  view.update(state, null);
+  assert.equal(view.dom.hidden, true);
+  const lines = [{ op: " ", text: "same" }, { op: "-", text: "<mine>" }, { op: "+", text: "theirs" }];
+  const shown = reduce(state, actions.diff({ same: false, lines }, result));
+  view.update(shown, state);
+  assert.equal(view.dom.hidden, false);
+  assert.equal(view.dom.querySelector("summary").textContent, "You passed: compare your code with the reference");
+  assert.deepEqual([...view.dom.querySelectorAll("pre span")].map((s) => [s.className, s.textContent]),
+    [["tl-diff-same", "  same\n"], ["tl-diff-del", "- <mine>\n"], ["tl-diff-add", "+ theirs\n"]]);
+});
