@@ -4,7 +4,10 @@
  */
 import { keys } from "./store.js";
 
-/** "passed" | "failed" | "not-checked" for an exercise's code, with the counts of its last check. */
+/**
+ * The state of an exercise's code: "passed" | "failed" after a check (with the counts of the last one), else
+ * "edited" (code saved, never checked) or "not-started".
+ */
 export function codeState(get, slug) {
   const result = get(keys.result(slug));
   const code = get(keys.code(slug));
@@ -15,7 +18,10 @@ export function codeState(get, slug) {
   return { state: code ? "edited" : "not-started", passed: 0, total: 0 };
 }
 
-/** "correct" | "incorrect" | "revealed" | "committed" | "unanswered" for one numeric or choice prompt. */
+/**
+ * One prompt's state: a numeric one "correct" | "incorrect" | "revealed" | "unanswered"; a prediction
+ * "committed" | "unanswered"; a choice question "answered" | "unanswered".
+ */
 export function promptState(get, slug, id, kind = "numeric") {
   const saved = get(keys.prompt(slug, id));
   if (!saved) return "unanswered";

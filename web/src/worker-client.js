@@ -1,7 +1,8 @@
 /**
- * The page's handle on the Python worker: starts it as the page opens, queues requests until Python is ready,
- * enforces time limits, and stops runaway code. Every reply is checked against the protocol (protocol.js)
- * before use: a malformed one becomes an error result for its request, never an exception.
+ * The page's handle on the Python worker: starts it as the page opens, sends requests at once (the worker holds
+ * each until the stage it needs is ready), enforces time limits from the moment one starts, and stops runaway
+ * code. Every reply is checked against the protocol (protocol.js) before use: a malformed one becomes an error
+ * result for its request, never an exception.
  *
  * Stop: when the page is cross-origin isolated, a SharedArrayBuffer interrupt makes Python raise
  * KeyboardInterrupt within milliseconds and keeps the interpreter (and its loaded packages). Code stuck where

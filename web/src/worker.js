@@ -2,8 +2,9 @@
  * The Python worker: Pyodide, numpy and the judge, off the page's main thread.
  *
  * Start-up is staged so the page can tell the learner what is ready: "python" (the interpreter), "numpy"
- * (Run works), "judge" (pytest loaded: Check works). Requests that arrive early wait for the stage they need.
- * Every request gets exactly one reply (see protocol.js); learner errors are results, not exceptions.
+ * (Run works), "judge" (pytest loaded: Check works). Requests that arrive early wait here for the stage they need
+ * (protocol.js NEEDS). Every run, check and ping gets exactly one reply, and a malformed request an error reply;
+ * init and cancel get none (protocol.js). Learner errors are results, not exceptions.
  */
 import { requestProblem, STAGE, STAGES, NEEDS } from "./protocol.js";
 import { extract, unwrap } from "./pack.js";
