@@ -42,6 +42,18 @@ export function keyboardScroller(box, what = "Table") {
 }
 
 /**
+ * Keep one scroller made after the page loaded (the progress page's table) keyboard-reachable as its size
+ * changes. Returns a function that stops watching it.
+ */
+export function watchScroller(box, what = "Table") {
+  keyboardScroller(box, what);
+  if (typeof ResizeObserver === "undefined") return () => {};
+  const observer = new ResizeObserver(() => keyboardScroller(box, what));
+  observer.observe(box);
+  return () => observer.disconnect();
+}
+
+/**
  * Apply the repairs. Tables are wrapped by the theme once the document has loaded, so scrollers are looked for
  * then, and watched for size changes: a narrower window, or a table revealed by a prediction.
  */

@@ -5,6 +5,7 @@
  */
 import { codeState, exerciseStatus, promptState, STATUS_TEXT } from "./progress-model.js";
 import { el } from "./dom.js";
+import { watchScroller } from "./a11y.js";
 
 const PROMPT_TEXT = {
   correct: "correct", incorrect: "not yet right", revealed: "answer shown", committed: "prediction made",
@@ -28,8 +29,9 @@ function renderTable(index, store, base) {
   const table = el("table"); // no class: mkdocs-material styles only class-less tables
   const head = el("tr");
   for (const title of ["Exercise", "Status", "Code", "Prompts and predictions"]) head.append(el("th", { scope: "col" }, title));
-  table.append(el("thead"), el("tbody"));
-  table.tHead.append(head);
+  const body = el("tbody");
+  table.append(el("thead"), body);
+  table.firstChild.append(head);
   for (const entry of index) {
     const row = el("tr", { "data-exercise": entry.slug });
     const name = el("td");
@@ -52,7 +54,7 @@ function renderTable(index, store, base) {
     if (list.children.length) prompts.append(list);
     else prompts.textContent = "none";
     row.append(name, el("td", { class: `tl-status-${status}` }, STATUS_TEXT[status]), el("td", {}, codeText), prompts);
-    table.tBodies[0].append(row);
+    body.append(row);
   }
   return table;
 }
@@ -75,7 +77,18 @@ export function mountProgress(root, { store, base }) {
   root.replaceChildren(tools, confirmBox, status, holder);
 
   let index = [];
-  const refresh = () => holder.replaceChildren(renderTable(index, store, base));
+  let unwatch = () => {};
+  // The table is wider than a phone: like the theme's own tables, it scrolls inside a box of its own, which the
+  // keyboard can reach once it overflows.
+  const refresh = () => {
+    const wrap = el("div", { class: "md-typeset__scrollwrap" });
+    const inner = el("div", { class: "md-typeset__table" });
+    inner.append(renderTable(index, store, base));
+    wrap.append(inner);
+    holder.replaceChildren(wrap);
+    unwatch();
+    unwatch = watchScroller(wrap, "Table");
+  };
   loadIndex(base).then((found) => {
     index = found;
     refresh();
