@@ -227,8 +227,9 @@ def _write_config(course: Generated, repo: Path) -> None:
 PY = sys.executable
 SNAPSHOT_CACHE = Path(".cache") / "snapshot"      # under the platform folder (tools/snapshot.py)
 PYODIDE_SCRIPT = Path("tests") / "pyodide" / "validate_in_pyodide.mjs"
-# What the build, validation and preview run: a copy of these, taken at the start, is what is measured.
-PLATFORM = ("checker", "tools", "mdwidgets", "overrides", "web/src", "web/build.mjs", "build/web", "package.json",
+# What the build, validation and preview run, besides the repository's top-level files (pyproject.toml, ...): a
+# copy of these, taken at the start, is what is measured.
+PLATFORM = ("checker", "tools", "mdwidgets", "overrides", "web/src", "web/build.mjs", "build/web",
             str(PYODIDE_SCRIPT), ".cache/validate/pyodide-factor.json")
 POLL = 0.1  # seconds between two looks at the preview's state
 
@@ -238,14 +239,15 @@ class BenchError(Exception):
 
 
 def freeze(target: Path, repo: Path = REPO) -> Path:
-    """Copy the platform (checker, widgets, tools, theme overrides, front end and its bundle) into `target`.
+    """Copy the platform (checker, widgets, tools, theme overrides, front end and its bundle, and the
+    repository's top-level files) into `target`.
 
     Others keep working in the checkout during a run of most of an hour: an edit to checker/ would invalidate
     every validation cached by content hash half-way through, and an edit anywhere the preview watches would
     start a rebuild in the middle of a measurement. The copy is the working tree as it was at the start, run
     from its own folder; node_modules is linked, the Pyodide snapshot's cache copied (so the run neither waits
     for a new snapshot nor evicts the developers' one)."""
-    for name in PLATFORM:
+    for name in [p.name for p in repo.iterdir() if p.is_file()] + list(PLATFORM):
         source, dest = repo / name, target / name
         if source.is_dir():
             shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
