@@ -1,8 +1,9 @@
 """`python -m checker validate ...`: see checker/validate.py (`ol` is the learners' command, checker/ol.py)."""
 import argparse
 import sys
+from pathlib import Path
 
-from . import validate
+from . import manifest, validate
 
 
 def parser() -> argparse.ArgumentParser:
@@ -16,9 +17,45 @@ def parser() -> argparse.ArgumentParser:
                     "fails the test it names, prompt answers equal what the reference computes, and the suite "
                     "fits its time_limit in the browser. Problems are printed as path:line: message.")
     validate.add_arguments(check)
+    check.add_argument("--config", type=Path, metavar="FILE", help="the site's config, whose pages are checked "
+                       "too (default: mkdocs.yml next to the exercises folder); pages can be named as IDs, "
+                       "like docs/e7/rejection-correction.md")
+    check.add_argument("--no-pages", action="store_true", help="check exercises only, not the pages")
     return top
+
+
+def check_pages(args: argparse.Namespace, root: Path, page_args: list[str]) -> int:
+    """Every page check of the site (tools/pages.py), or those of the named exercises' and pages' pages."""
+    config = args.config or root.resolve().parent / "mkdocs.yml"
+    if not config.is_file():
+        if args.config or page_args:
+            print(f"{config}: no such file, so no page can be checked", file=sys.stderr)
+            return 1
+        return 0
+    try:
+        from tools import pages
+    except ImportError:  # the tinyllm-ol wheel carries the checker only
+        return 0
+    course = pages.course_of(config)
+    only = None
+    if args.ids or page_args:
+        exercises = manifest.load_all(course.exercises, [])
+        only = {Path(p).resolve().relative_to(course.docs).as_posix() if Path(p).resolve().is_relative_to(course.docs)
+                else p for p in page_args}
+        only |= {e.page for key in args.ids for e in [exercises.get(key.strip().lower().replace(".", "-"))] if e}
+    errors = pages.check(config, only)
+    checked = "every page" if only is None else f"{len(only)} page{'s' if len(only) != 1 else ''}"
+    print(f"pages: {'FAILED' if errors else 'ok'} ({checked} of {manifest.rel(config)})")
+    for line in errors:
+        print(line, file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
     args = parser().parse_args()
-    sys.exit(validate.main(args))
+    page_args = [a for a in args.ids if a.endswith(".md")]
+    args.ids = [a for a in args.ids if not a.endswith(".md")]
+    code = validate.main(args) if args.ids or not page_args else 0
+    if not args.no_pages and not args.json and code != 2:
+        code = max(code, check_pages(args, args.root or manifest.EXERCISES, page_args))
+    sys.exit(code)

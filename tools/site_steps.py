@@ -31,14 +31,17 @@ class StepError(Exception):
     """A build step cannot run; the message names the missing or broken file."""
 
 
-def pre_build(course: Course) -> list[str]:
-    """Check the front end is bundled and validate every exercise of the course; returns validation errors."""
+def pre_build(course: Course) -> tuple[list[str], list[str]]:
+    """Check the front end is bundled and validate every exercise of the course: (errors, warnings).
+
+    Warnings (a suite over half its time budget) must not stop a `--strict` build, so callers show them as
+    information, not as the generator's warnings."""
     missing = [name for name in WEB_FILES if not (WEB_BUILD / name).is_file()]
     if missing:
         raise StepError(f"build/web/{missing[0]}: missing; bundle the front end first (`make bundle`)")
     extra = {} if course.exercises == manifest.EXERCISES else {"root": course.exercises}
-    _reports, errors = validate.validate_all(cache=VALIDATE_CACHE, **extra)
-    return errors
+    reports, errors = validate.validate_all(cache=VALIDATE_CACHE, **extra)
+    return errors, [w for r in reports for w in r.warnings]
 
 
 def post_build(site: Path, course: Course) -> None:

@@ -1,6 +1,6 @@
 // Run checker.validate inside Pyodide under Node.js and print its JSON report.
 // The same judge, hidden tests and mutants as on CPython, in the browser's runtime, without a browser.
-// usage: node validate_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> [ID ...]
+// usage: [TL_ROOT=<exercises folder>] node validate_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> [ID ...]
 //
 // Pyodide has no subprocesses, so validation runs in this one interpreter; the reference suite runs RUNS times
 // (in-process, one after another) so that its time, the median, is steady enough to compare with CPython's.
@@ -24,13 +24,16 @@ py.FS.mkdirTree("/repo");
 py.FS.mount(py.FS.filesystems.NODEFS, { root: resolve(repo) }, "/repo");
 py.globals.set("ids", py.toPy(ids));
 py.globals.set("runs", RUNS);
+// TL_ROOT: another exercises folder, relative to the repository (the fixture course's, for the platform's tests)
+py.globals.set("root", process.env.TL_ROOT || "");
 const report = py.runPython(`
 import json, os, sys
 sys.path.insert(0, "/repo")
 os.chdir("/tmp")
 from checker import validate, manifest
 manifest.REPO = manifest.Path("/repo")
-reports, errors = validate.validate_all(list(ids) or None, runs=runs)
+reports, errors = validate.validate_all(list(ids) or None, runs=runs,
+                                        root=manifest.Path("/repo", root) if root else None)
 json.dumps({"errors": errors, "outcomes": {r.slug: r.outcomes for r in reports},
             "suite_ms": {r.slug: r.suite_ms for r in reports}, "suite_runs": {r.slug: r.suite_runs for r in reports}})
 `);

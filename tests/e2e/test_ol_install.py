@@ -1,0 +1,101 @@
+"""`ol` on its own: installed from the built site's package index into a fresh virtual environment outside the
+repository, then used in empty folders, and its progress carried to the browser and back.
+
+The chain is the real course's: every module is started and checked in dependency order with the reference as
+the learner's own code (the manifests say which modules and in which order, nothing is named here), so each
+check uses the learner's own passed files for what it builds on, exactly as a learner's repository would.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import venv
+from pathlib import Path
+
+import pytest
+
+from checker import manifest
+
+REPO = Path(__file__).resolve().parents[2]
+INSTALL_S = 900  # numpy and pytest from the package index on a slow line
+
+
+def chain() -> list[manifest.Exercise]:
+    """Every module in an order where each comes after what it requires."""
+    exercises = manifest.load_all()
+    by_id = {e.id: e for e in exercises.values()}
+    order: list[manifest.Exercise] = []
+    for ex in sorted(exercises.values(), key=lambda e: e.id):
+        if ex.kind != "module":
+            continue
+        for dep in [*manifest.dependency_order(ex, by_id), ex]:
+            if dep not in order:
+                order.append(dep)
+    return order
+
+
+@pytest.fixture(scope="module")
+def ol_env(site_url, tmp_path_factory):
+    """A fresh virtual environment holding tinyllm-ol from the site's index; returns the path of its `ol`."""
+    home = tmp_path_factory.mktemp("olvenv")
+    venv.EnvBuilder(with_pip=True, clear=True).create(home / "venv")
+    pip = home / "venv" / "bin" / "pip"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TL_EXERCISES", "VIRTUAL_ENV")}
+    run = subprocess.run([str(pip), "install", "--disable-pip-version-check", "--quiet", "--extra-index-url",
+                          f"{site_url}simple/", "tinyllm-ol"], capture_output=True, text=True, env=env,
+                         timeout=INSTALL_S, cwd=home)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    return home / "venv" / "bin" / "ol", env
+
+
+def ol(ol_env, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    exe, env = ol_env
+    return subprocess.run([str(exe), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_ol_is_installed_from_the_site_and_knows_every_exercise(ol_env, tmp_path):
+    exe, _env = ol_env
+    assert REPO not in exe.resolve().parents
+    version = ol(ol_env, tmp_path, "--version")
+    assert version.returncode == 0 and "from the tinyllm-ol wheel" in version.stdout, version.stdout
+    listed = ol(ol_env, tmp_path, "list")
+    assert all(e.id in listed.stdout for e in manifest.load_all().values())
+
+
+def test_the_chain_with_the_learners_own_code_then_tests_diff_and_export(ol_env, tmp_path):
+    work = tmp_path / "my-repo"
+    work.mkdir()
+    modules = chain()
+    assert modules, "the course has no module to chain"
+    for ex in modules:
+        started = ol(ol_env, work, "start", ex.id)
+        assert started.returncode == 0, started.stderr
+        (work / ex.learner_path).write_text(ex.reference.read_text(encoding="utf-8"), encoding="utf-8")
+        checked = ol(ol_env, work, "check", ex.id)
+        assert checked.returncode == 0, f"{ex.id}:\n{checked.stdout}\n{checked.stderr}"
+        assert f"all {len(ex.catalogue)} tests passed" in checked.stdout
+    last = modules[-1]
+    tests = ol(ol_env, work, "tests", last.id)
+    assert tests.returncode == 0 and all(t.name in tests.stdout for t in last.catalogue)
+    diff = ol(ol_env, work, "diff", last.id)
+    assert diff.returncode == 0 and "identical to the reference" in diff.stdout
+    exported = ol(ol_env, work, "export", "progress.json")
+    assert exported.returncode == 0, exported.stderr
+    dump = json.loads((work / "progress.json").read_text())
+    assert {f"elsewhere:{e.slug}" for e in modules} <= set(dump["data"])
+    assert all(dump["data"][f"code:{e.slug}"]["code"] == e.reference.read_text() for e in modules)
+
+
+def test_a_dependent_module_is_gated_until_its_requirement_passed(ol_env, tmp_path):
+    dependent = next((e for e in chain() if e.requires), None)
+    if dependent is None:
+        pytest.skip("the course has no module that requires another")
+    work = tmp_path / "w"
+    work.mkdir()
+    assert ol(ol_env, work, "start", dependent.id).returncode == 0
+    (work / dependent.learner_path).write_text(dependent.reference.read_text())
+    gated = ol(ol_env, work, "check", dependent.id)
+    assert gated.returncode == 1 and f"{dependent.id} needs " in " ".join(gated.stderr.split())
+    assert ol(ol_env, work, "check", dependent.id, "--ref-deps").returncode == 0
+
