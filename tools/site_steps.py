@@ -10,6 +10,7 @@ wrote. tools/mkdocs_hooks.py calls both for MkDocs.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -54,7 +55,10 @@ def post_build(site: Path, course: Course) -> None:
         snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
     except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
         raise StepError(str(exc)) from None
-    ol_wheel.write_index(site, course.exercises)  # `pip install --extra-index-url <site>/simple/ tinyllm-ol`
+    wheel = ol_wheel.write_index(site, course.exercises)  # `pip install --extra-index-url <site>/simple/ tinyllm-ol`
+    # The build's version, which the progress page writes into its exports (`ol` reads it back).
+    (target / "build.json").write_text(json.dumps({"course": ol_wheel.COURSE,
+                                                   "version": ol_wheel.wheel_version(wheel.name)}) + "\n")
     offline.write(site)
 
 

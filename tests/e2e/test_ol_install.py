@@ -63,9 +63,10 @@ def test_ol_is_installed_from_the_site_and_knows_every_exercise(ol_env, tmp_path
     assert all(e.id in listed.stdout for e in manifest.load_all().values())
 
 
-def test_the_chain_with_the_learners_own_code_then_tests_diff_and_export(ol_env, tmp_path):
-    work = tmp_path / "my-repo"
-    work.mkdir()
+@pytest.fixture(scope="module")
+def exported(ol_env, tmp_path_factory):
+    """The module chain done with ol in an empty folder; returns (folder, the chain, the `ol export` file)."""
+    work = tmp_path_factory.mktemp("my-repo")
     modules = chain()
     assert modules, "the course has no module to chain"
     for ex in modules:
@@ -75,14 +76,19 @@ def test_the_chain_with_the_learners_own_code_then_tests_diff_and_export(ol_env,
         checked = ol(ol_env, work, "check", ex.id)
         assert checked.returncode == 0, f"{ex.id}:\n{checked.stdout}\n{checked.stderr}"
         assert f"all {len(ex.catalogue)} tests passed" in checked.stdout
+    exported = ol(ol_env, work, "export", "progress.json")
+    assert exported.returncode == 0, exported.stderr
+    return work, modules, work / "progress.json"
+
+
+def test_the_chain_with_the_learners_own_code_then_tests_diff_and_export(ol_env, exported):
+    work, modules, path = exported
     last = modules[-1]
     tests = ol(ol_env, work, "tests", last.id)
     assert tests.returncode == 0 and all(t.name in tests.stdout for t in last.catalogue)
     diff = ol(ol_env, work, "diff", last.id)
     assert diff.returncode == 0 and "identical to the reference" in diff.stdout
-    exported = ol(ol_env, work, "export", "progress.json")
-    assert exported.returncode == 0, exported.stderr
-    dump = json.loads((work / "progress.json").read_text())
+    dump = json.loads(path.read_text())
     assert {f"elsewhere:{e.slug}" for e in modules} <= set(dump["data"])
     assert all(dump["data"][f"code:{e.slug}"]["code"] == e.reference.read_text() for e in modules)
 
@@ -99,3 +105,48 @@ def test_a_dependent_module_is_gated_until_its_requirement_passed(ol_env, tmp_pa
     assert gated.returncode == 1 and f"{dependent.id} needs " in " ".join(gated.stderr.split())
     assert ol(ol_env, work, "check", dependent.id, "--ref-deps").returncode == 0
 
+
+
+def page_url(site_url: str, ex: manifest.Exercise) -> str:
+    return site_url + ex.page.removesuffix(".md") + "/"
+
+
+def test_ols_progress_reaches_the_browser_and_comes_back(ol_env, exported, site_url, page, tmp_path):
+    """ol export → the progress page's Import: the code is in each editor and passes there once the page checked
+    it; the page's Export → ol import into an empty folder, where the chain passes again."""
+    from e2e_helpers import get_code, wait_python
+
+    _work, modules, path = exported
+    page.goto(site_url + "progress/")
+    page.locator(".tl-import input[type=file]").set_input_files(str(path))
+    status = page.locator(".tl-progress-status")
+    status.filter(has_text="Imported").wait_for(timeout=30_000)
+    assert "passed with ol" in status.inner_text()
+    row = page.locator(f'tr[data-exercise="{modules[0].slug}"] td[data-code]')
+    assert row.get_attribute("data-code") == "elsewhere"
+    for ex in modules:
+        page.goto(page_url(site_url, ex))
+        wait_python(page, ex.slug)
+        assert get_code(page, ex.slug) == ex.reference.read_text()
+        cell = page.locator(f'.tl-cell[data-exercise="{ex.slug}"]')
+        page.wait_for_function("(slug) => document.querySelector(`.tl-cell[data-exercise='${slug}']`)"
+                               ".dataset.status === 'passed'", arg=ex.slug, timeout=120_000)
+        assert cell.locator(".tl-elsewhere").count() == 0
+    page.goto(site_url + "progress/")
+    for ex in modules:
+        assert page.locator(f'tr[data-exercise="{ex.slug}"]').get_attribute("data-status") == "done"
+    with page.expect_download() as download:
+        page.locator(".tl-export").click()
+    browser_file = tmp_path / "from-the-browser.json"
+    download.value.save_as(browser_file)
+    dump = json.loads(browser_file.read_text())
+    assert dump["origin"] == "browser" and dump["build"], dump.get("build")
+
+    fresh = tmp_path / "another-repo"
+    fresh.mkdir()
+    imported = ol(ol_env, fresh, "import", str(browser_file))
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert not (fresh / ".ol" / "progress.json").exists(), "nothing counts as passed before ol check"
+    for ex in modules:
+        checked = ol(ol_env, fresh, "check", ex.id)
+        assert checked.returncode == 0, f"{ex.id}:\n{checked.stdout}\n{checked.stderr}"

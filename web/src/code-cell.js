@@ -23,6 +23,7 @@ import { createDepsView } from "./cell/deps-view.js";
 import { createOutputView, createSummaryView } from "./cell/output-view.js";
 import { createResultsView } from "./cell/results-view.js";
 import { createDiffView } from "./cell/diff-view.js";
+import { verifyImported } from "./cell/verify.js";
 
 export { summarise } from "./cell/summary.js";
 
@@ -70,6 +71,7 @@ export function mountCell(root, ctx) {
   const stops = [env.python.subscribe((status) => model.dispatch(actions.python(status)))];
   if (cell.kind === "exercise") {
     stops.push(warmUp(cell, env, model, settings));
+    stops.push(verifyImported(cell, env, { model, root, editorCode: () => views.editor.editor.getCode() }));
     if (cell.requires.length) commands.showDependencies(); // say up front what a module needs
     const last = env.store.get(keys.result(cell.slug), null);
     if (last && typeof last === "object" && Array.isArray(last.tests)) {

@@ -3,14 +3,18 @@
  * over a store-like `get(key)`, shared by the progress page, the chapter overview and the module map.
  */
 import { keys } from "./store.js";
+import { unverified } from "./exchange.js";
 
 /**
  * The state of an exercise's code: "passed" | "failed" after a check (with the counts of the last one), else
+ * "elsewhere" (a pass imported from `ol` that this site has not checked yet: it does not count as passed),
  * "edited" (code saved, never checked) or "not-started".
  */
 export function codeState(get, slug) {
   const result = get(keys.result(slug));
   const code = get(keys.code(slug));
+  const imported = unverified(get, slug);
+  if (imported) return { state: "elsewhere", passed: 0, total: 0, at: imported.when };
   if (result && Array.isArray(result.tests)) {
     const passed = result.tests.filter((t) => t.outcome === "passed").length;
     return { state: result.status === "passed" ? "passed" : "failed", passed, total: result.tests.length, at: result.at };
@@ -52,3 +56,10 @@ export function exerciseStatus(get, entry) {
 }
 
 export const STATUS_TEXT = { done: "done", "in-progress": "in progress", "not-started": "not started" };
+
+/** The words for a code state on the progress page. */
+export function codeText(code) {
+  if (code.state === "elsewhere") return "passed with ol; not yet checked here (the page checks it once Python is ready)";
+  if (code.total) return `${code.passed} of ${code.total} tests pass`;
+  return code.state === "edited" ? "edited, not checked" : "not started";
+}

@@ -3,7 +3,8 @@
  * and export, import and reset of everything this browser has saved. No server involved: export is a file
  * download, import reads a file the learner picks.
  */
-import { codeState, exerciseStatus, promptState, STATUS_TEXT } from "./progress-model.js";
+import { codeState, codeText, exerciseStatus, promptState, STATUS_TEXT } from "./progress-model.js";
+import { parseDump } from "./exchange.js";
 import { el } from "./dom.js";
 import { watchScroller } from "./a11y.js";
 
@@ -40,7 +41,6 @@ function renderTable(index, store, base) {
     const status = exerciseStatus(get, entry);
     row.dataset.status = status;
     const code = codeState(get, entry.slug);
-    const codeText = code.total ? `${code.passed} of ${code.total} tests pass` : code.state === "edited" ? "edited, not checked" : "not started";
     const prompts = el("td");
     const list = el("ul", { class: "tl-prompt-states" });
     for (const id of entry.prompts || []) {
@@ -53,7 +53,7 @@ function renderTable(index, store, base) {
     }
     if (list.children.length) prompts.append(list);
     else prompts.textContent = "none";
-    row.append(name, el("td", { class: `tl-status-${status}` }, STATUS_TEXT[status]), el("td", {}, codeText), prompts);
+    row.append(name, el("td", { class: `tl-status-${status}` }, STATUS_TEXT[status]), el("td", { "data-code": code.state }, codeText(code)), prompts);
     body.append(row);
   }
   return table;
@@ -96,27 +96,13 @@ export function mountProgress(root, { store, base }) {
     status.textContent = `The list of exercises could not be loaded (${err.message}).`;
   });
 
-  exportB.addEventListener("click", () => {
-    const dump = store.exportAll();
-    const blob = new Blob([JSON.stringify(dump, null, 1)], { type: "application/json" });
-    const a = el("a", { href: URL.createObjectURL(blob), download: `tinyllm-progress-${dump.saved.slice(0, 10)}.json` });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-    status.textContent = `Exported ${Object.keys(dump.data).length} saved items.`;
-  });
+  exportB.addEventListener("click", () => exportProgress(store, base, status));
   importInput.addEventListener("change", async () => {
     const file = importInput.files && importInput.files[0];
     importInput.value = "";
     if (!file) return;
-    try {
-      const count = store.importAll(JSON.parse(await file.text()));
-      status.textContent = `Imported ${count} saved items from ${file.name}.`;
-      refresh();
-    } catch (err) {
-      status.textContent = `Nothing was imported: ${err instanceof SyntaxError ? "the file is not valid JSON" : err.message}`;
-    }
+    status.textContent = await importProgress(store, await file.text(), file.name, index);
+    refresh();
   });
   resetB.addEventListener("click", () => {
     confirmBox.hidden = false;
@@ -132,4 +118,48 @@ export function mountProgress(root, { store, base }) {
     status.textContent = "All progress in this browser was erased.";
     refresh();
   });
+}
+
+/** The build's version (assets/tl/build.json), carried in exports so `ol` can tell which site wrote them. */
+async function buildVersion(base) {
+  try {
+    const response = await fetch(new URL("tl/build.json", base));
+    return response.ok ? String((await response.json()).version || "") : "";
+  } catch {
+    return "";
+  }
+}
+
+/** Download everything saved here as a file that this page and `ol import` read. */
+async function exportProgress(store, base, status) {
+  const dump = store.exportAll({ build: await buildVersion(base) });
+  const blob = new Blob([JSON.stringify(dump, null, 1)], { type: "application/json" });
+  const a = el("a", { href: URL.createObjectURL(blob), download: `tinyllm-progress-${dump.saved.slice(0, 10)}.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  status.textContent = `Exported ${Object.keys(dump.data).length} saved items.`;
+}
+
+/**
+ * Import a file's text (this site's export or `ol export`'s); returns the sentence to show. A file that cannot
+ * be used changes nothing; entries of exercises this site no longer has are left out and named.
+ */
+export async function importProgress(store, text, name, index) {
+  let done;
+  try {
+    done = store.importAll(parseDump(text), { slugs: index.length ? new Set(index.map((e) => e.slug)) : undefined });
+  } catch (err) {
+    return `Nothing was imported: ${err.message}.`;
+  }
+  const title = (slug) => (index.find((e) => e.slug === slug) || { id: slug }).id;
+  const parts = [`Imported ${done.count} saved items from ${name}.`];
+  if (done.elsewhere.length) {
+    parts.push(`${done.elsewhere.map(title).join(", ")} passed with ol: each counts here once its page has checked `
+      + "the code (automatically, once Python is ready).");
+  }
+  if (done.kept.length) parts.push(`Your own code of ${done.kept.map(title).join(", ")} is kept: its code cell offers it back.`);
+  if (done.unknown.length) parts.push(`Left out: ${done.unknown.join(", ")}, which this site no longer has.`);
+  return parts.join(" ");
 }

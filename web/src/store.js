@@ -6,10 +6,11 @@
  * (private windows, quota full) the store keeps working in memory and says that work will not survive a reload.
  */
 
+import { checkDump, header, planImport, slugOf } from "./exchange.js";
+
 export const PREFIX = "tinyllm:";
 export const VERSION = "v1";
 const KEY_PREFIX = `${PREFIX}${VERSION}:`;
-const FORMAT = "tinyllm-progress";
 
 /** Whether `backend` accepts a write (private windows and disabled storage throw). */
 function writable(backend) {
@@ -43,14 +44,6 @@ function olderNotice(backend) {
 }
 
 /** Check an export before loading it; throws Error with a readable message. */
-function checkExport(dump) {
-  if (!dump || dump.format !== FORMAT || typeof dump.data !== "object" || dump.data === null
-      || Array.isArray(dump.data)) {
-    throw new Error("This file is not a tinyllm progress export.");
-  }
-  if (dump.version !== VERSION) throw new Error(`This export is format ${dump.version}; this site reads ${VERSION}.`);
-}
-
 /**
  * @param {Storage|null} backend usually window.localStorage; null or a throwing object is tolerated
  * @param {{events?: EventTarget|null}} options  events: where the browser announces other tabs' writes
@@ -141,22 +134,29 @@ export function createStore(backend, { events = null } = {}) {
     memory.delete(key);
   }
 
-  /** Everything, as one JSON-ready object: {format, version, saved, data}. */
-  function exportAll() {
+  /**
+   * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/exchange.js):
+   * {format, version, course, build, origin, saved, data}. Drafts stay here: they are this browser's own.
+   */
+  function exportAll({ build = "" } = {}) {
     const data = {};
-    for (const k of keys()) data[k] = get(k);
-    return { format: FORMAT, version: VERSION, saved: new Date().toISOString(), data };
+    for (const k of keys()) if (!k.startsWith("draft:")) data[k] = get(k);
+    return { ...header({ build }), saved: new Date().toISOString(), data };
   }
 
-  /** Load an export. Returns the number of entries restored; throws Error with a readable message. */
-  function importAll(dump) {
-    checkExport(dump);
-    let count = 0;
-    for (const [k, v] of Object.entries(dump.data)) {
-      set(k, v);
-      count += 1;
-    }
-    return count;
+  /**
+   * Load an export (this site's or `ol export`'s), after checking all of it: a file that cannot be used changes
+   * nothing. Code that replaces different code here is kept as that exercise's draft, which its cell offers
+   * back. Returns what happened (exchange.js planImport); throws Error with a readable message.
+   * @param {object} dump  the parsed file
+   * @param {{slugs?: Set<string>}} site  the site's exercises (entries of others are left out); default: any
+   */
+  function importAll(dump, { slugs } = {}) {
+    checkDump(dump);
+    const known = slugs || new Set(Object.keys(dump.data).map(slugOf).filter(Boolean));
+    const plan = planImport(dump, { get, slugs: known });
+    for (const [k, v] of plan.writes) set(k, v);
+    return { ...plan, count: plan.writes.length };
   }
 
   /** Remove every entry of this version. */
@@ -204,4 +204,6 @@ export const keys = {
   prefs: (slug) => `prefs:${slug}`,
   /** Edits made while another tab's version of the code is unresolved (the code cell's conflict bar). */
   draft: (slug) => `draft:${slug}`,
+  /** A pass imported from `ol`, with the code that passed there; it counts once this page checked that code. */
+  elsewhere: (slug) => `elsewhere:${slug}`,
 };

@@ -416,3 +416,37 @@ test("no warm-up when the learner asked for something first", async (t) => {
   s.python.stop();
   await running;
 });
+
+test("a pass imported from ol is 'checked elsewhere' until the page checks that code, dependencies first", async (t) => {
+  const storage = new SharedStorage();
+  const seed = createStore(storage.tab(null));
+  for (const slug of ["m-0", "m-1"]) {
+    seed.set(keys.code(slug), { code: `# mine ${slug}\n` });
+    seed.set(keys.elsewhere(slug), { status: "passed", by: "ol", when: "2026-12-01T10:00:00", code: `# mine ${slug}\n` });
+  }
+  const s = setup(exerciseHTML(data("m-1", { requires: ["m-0"] })), { storage });
+  t.after(s.dispose);
+  const note = s.root.querySelector(".tl-elsewhere");
+  assert.ok(note && /M1 passed with ol on 2026-12-01 \(checked elsewhere\)/.test(note.textContent));
+  await until(() => s.store.get(keys.result("m-1"), null), 4000, "the background verification");
+  for (const slug of ["m-0", "m-1"]) {
+    assert.equal(s.store.get(keys.result(slug)).status, "passed");
+    assert.equal(s.store.get(keys.result(slug)).code, `# mine ${slug}\n`);
+    assert.equal(s.store.get(keys.elsewhere(slug), null), null, "verified: the imported pass is replaced by the page's own");
+  }
+  await until(() => !s.root.querySelector(".tl-elsewhere"), 1000, "the note to go");
+  await until(() => rows(s.root).length === NAMES.length, 1000, "the rows of the verified check");
+  assert.deepEqual(rows(s.root), NAMES.map((n) => [n, "passed"]));
+});
+
+test("imported code that fails here is shown as failed, not as passed", async (t) => {
+  const storage = new SharedStorage();
+  const seed = createStore(storage.tab(null));
+  seed.set(keys.code("e-1"), { code: "fail here\n" });
+  seed.set(keys.elsewhere("e-1"), { status: "passed", by: "ol", code: "fail here\n" });
+  const s = setup(exerciseHTML(data("e-1")), { storage });
+  t.after(s.dispose);
+  await until(() => s.store.get(keys.result("e-1"), null), 4000, "the background verification");
+  assert.equal(s.store.get(keys.result("e-1")).status, "failed");
+  await until(() => s.root.dataset.status === "failed", 1000, "the cell to show it");
+});

@@ -143,25 +143,34 @@ test("exportAll / importAll round trip", () => {
   const source = createStore(new FakeStorage());
   source.set(keys.code("e7-3"), { code: "def residual(p, q): ..." });
   source.set(keys.prompt("e7-3", "residual"), { value: "1 0 0", verdict: "correct", tries: 1 });
-  const dump = JSON.parse(JSON.stringify(source.exportAll())); // as written to and read from a file
+  source.set(keys.draft("e7-3"), { code: "a draft stays in this browser" });
+  const dump = JSON.parse(JSON.stringify(source.exportAll({ build: "b1" }))); // as written to and read from a file
   assert.equal(dump.format, "tinyllm-progress");
   assert.equal(dump.version, "v1");
+  assert.deepEqual([dump.course, dump.origin, dump.build], ["tinyllm", "browser", "b1"]);
   assert.ok(!Number.isNaN(Date.parse(dump.saved)));
+  assert.ok(!("draft:e7-3" in dump.data));
   const backend = new FakeStorage();
   const target = createStore(backend);
-  assert.equal(target.importAll(dump), 2);
+  assert.equal(target.importAll(dump).count, 2);
   assert.deepEqual(target.get("code:e7-3"), { code: "def residual(p, q): ..." });
   assert.deepEqual(createStore(backend).exportAll().data, dump.data, "imported data is persisted");
 });
 
-test("importAll refuses what is not an export, with a readable Error", () => {
+test("importAll refuses what is not an export, with a readable Error, and changes nothing", () => {
   const store = createStore(new FakeStorage());
-  for (const dump of [null, 42, "text", {}, { format: "something-else", version: "v1", data: {} },
-    { format: "tinyllm-progress", version: "v1" }, { format: "tinyllm-progress", version: "v1", data: null }]) {
-    assert.throws(() => store.importAll(dump), { name: "Error", message: "This file is not a tinyllm progress export." });
+  for (const dump of [null, 42, "text", {}, { format: "something-else", version: "v1", data: {} }]) {
+    assert.throws(() => store.importAll(dump), { name: "Error", message: "this file is not a tinyllm progress export" });
+  }
+  for (const dump of [{ format: "tinyllm-progress", version: "v1" }, { format: "tinyllm-progress", version: "v1", data: null }]) {
+    assert.throws(() => store.importAll(dump), { message: "this export has no data table" });
   }
   assert.throws(() => store.importAll({ format: "tinyllm-progress", version: "v2", data: {} }),
-    { name: "Error", message: "This export is format v2; this site reads v1." });
+    { message: "this export is format v2, and this site reads v1 (it comes from a newer version: reload to update this site)" });
+  assert.throws(() => store.importAll({ format: "tinyllm-progress", version: "v1", course: "other", data: {} }),
+    { message: 'this export is from the course "other", not "tinyllm"' });
+  assert.throws(() => store.importAll({ format: "tinyllm-progress", version: "v1", data: { "code:e7-3": { code: "x" }, "code:m07-6": 5 } }),
+    { message: 'its entry "code:m07-6" holds no code' });
   assert.deepEqual(store.keys(), [], "nothing was imported");
 });
 
@@ -169,8 +178,22 @@ test("importAll refuses data that is a list, not a map of keys", () => {
   // Found by this test: an array passed the typeof check and was imported as keys "0", "1".
   const store = createStore(new FakeStorage());
   assert.throws(() => store.importAll({ format: "tinyllm-progress", version: "v1", data: [{ code: "x" }, 2] }),
-    { message: "This file is not a tinyllm progress export." });
+    { message: "this export has no data table" });
   assert.deepEqual(store.keys(), []);
+});
+
+test("an import keeps different code of this browser as the draft, and leaves out exercises the site lacks", () => {
+  const store = createStore(new FakeStorage());
+  store.set(keys.code("t1-2"), { code: "mine" });
+  const dump = { format: "tinyllm-progress", version: "v1", origin: "ol", data: {
+    "code:t1-2": { code: "theirs" }, "code:gone-1": { code: "old" }, "elsewhere:t1-2": { status: "passed", by: "ol" },
+  } };
+  const done = store.importAll(dump, { slugs: new Set(["t1-2"]) });
+  assert.deepEqual([done.kept, done.unknown, done.elsewhere], [["t1-2"], ["gone-1"], ["t1-2"]]);
+  assert.equal(store.get(keys.code("t1-2")).code, "theirs");
+  assert.equal(store.get(keys.draft("t1-2")).code, "mine", "nothing lost: the cell offers it back");
+  assert.equal(store.get(keys.elsewhere("t1-2")).code, "theirs", "the pass keeps the code it passed with");
+  assert.equal(store.get(keys.code("gone-1")), null);
 });
 
 test("storage key names", () => {

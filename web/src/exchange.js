@@ -1,0 +1,130 @@
+/**
+ * The progress file shared by this site and `ol` (checker/exchange.py is the other side; the format is written
+ * down there): what Export writes and Import reads. Pure functions over a store-like `get`, so node tests drive
+ * them without a browser.
+ *
+ * Neither side trusts the other's verdicts. `ol`'s passes arrive as `elsewhere:<slug>` entries ("checked
+ * elsewhere"): they carry the code that passed there, and count here only once this page's own judge has checked
+ * that code (cell/verify.js). Code that replaces different code saved here is kept as that exercise's draft, which
+ * its code cell offers back, so an import never loses work.
+ */
+export const FORMAT = "tinyllm-progress";
+export const VERSION = "v1";
+export const COURSE = "tinyllm";
+const KEY = /^(code|result|elsewhere|prefs|draft):([a-z0-9]+(?:-[a-z0-9]+)*)$|^prompt:([a-z0-9-]+)\/([a-z0-9-]+)$/;
+
+/** The slug an entry belongs to (`code:m07-6` → "m07-6", `prompt:e7-3/residual` → "e7-3"), or "". */
+export function slugOf(key) {
+  const m = KEY.exec(key);
+  return m ? m[2] || m[3] : "";
+}
+
+/**
+ * Check a parsed file's header; throws an Error whose message says, in one sentence, why it cannot be used.
+ * @param {unknown} dump
+ */
+export function checkDump(dump) {
+  if (!dump || typeof dump !== "object" || dump.format !== FORMAT) {
+    throw new Error("this file is not a tinyllm progress export");
+  }
+  if (dump.version !== VERSION) {
+    const newer = /^v\d+$/.test(String(dump.version)) && Number(String(dump.version).slice(1)) > Number(VERSION.slice(1));
+    throw new Error(`this export is format ${dump.version}, and this site reads ${VERSION}`
+      + (newer ? " (it comes from a newer version: reload to update this site)" : ""));
+  }
+  if (typeof dump.course === "string" && dump.course && dump.course !== COURSE) {
+    throw new Error(`this export is from the course "${dump.course}", not "${COURSE}"`);
+  }
+  if (!dump.data || typeof dump.data !== "object" || Array.isArray(dump.data)) {
+    throw new Error("this export has no data table");
+  }
+  for (const [key, value] of Object.entries(dump.data)) {
+    if (key.startsWith("code:") && !(value && typeof value === "object" && typeof value.code === "string")) {
+      throw new Error(`its entry "${key}" holds no code`);
+    }
+  }
+}
+
+/**
+ * Parse an export's text (a file's contents); throws an Error with a readable message.
+ * @param {string} text
+ */
+export function parseDump(text) {
+  if (!String(text).trim()) throw new Error("the file is empty");
+  let dump;
+  try {
+    dump = JSON.parse(text);
+  } catch {
+    const trimmed = String(text).trimEnd();
+    throw new Error(/[}\]]$/.test(trimmed) ? "the file is not valid JSON"
+      : "the file ends in the middle (it was cut short while saving or copying)");
+  }
+  checkDump(dump);
+  return dump;
+}
+
+/**
+ * What importing `dump` does: the entries to write, in order, and what to tell the learner.
+ * @param {object} dump       a checked export (checkDump)
+ * @param {{get: (key: string) => any, slugs: Set<string>}} here  this browser's storage and the site's exercises
+ * @returns {{writes: [string, any][], unknown: string[], kept: string[], elsewhere: string[], skipped: string[]}}
+ *   unknown: slugs of exercises this site no longer has (their entries are left out); kept: slugs whose code
+ *   here differed and is kept as the draft; elsewhere: slugs that passed where the file was made (ol);
+ *   skipped: keys this reader does not know
+ */
+export function planImport(dump, { get, slugs }) {
+  const writes = [];
+  const unknown = new Set();
+  const kept = [];
+  const elsewhere = [];
+  const skipped = [];
+  const code = (slug) => {
+    const entry = dump.data[`code:${slug}`];
+    return entry && typeof entry.code === "string" ? entry.code : null;
+  };
+  for (const [key, value] of Object.entries(dump.data)) {
+    const slug = slugOf(key);
+    if (!slug || key.startsWith("draft:")) {
+      skipped.push(key);
+      continue;
+    }
+    if (!slugs.has(slug)) {
+      unknown.add(slug);
+      continue;
+    }
+    if (key.startsWith("code:")) {
+      const mine = get(key);
+      if (mine && typeof mine.code === "string" && mine.code !== value.code) {
+        writes.push([`draft:${slug}`, { code: mine.code, at: Date.now() }]);
+        kept.push(slug);
+      }
+    }
+    if (key.startsWith("elsewhere:")) {
+      if (!(value && value.status === "passed" && typeof code(slug) === "string")) {
+        skipped.push(key); // a pass without the code that passed proves nothing here
+        continue;
+      }
+      writes.push([key, { ...value, code: code(slug) }]);
+      elsewhere.push(slug);
+      continue;
+    }
+    writes.push([key, value]);
+  }
+  return { writes, unknown: [...unknown].sort(), kept, elsewhere, skipped };
+}
+
+/**
+ * The imported pass of an exercise that this page has not checked yet: its `elsewhere:` entry when the code it
+ * passed with has no result here, else null.
+ */
+export function unverified(get, slug) {
+  const entry = get(`elsewhere:${slug}`);
+  if (!entry || typeof entry.code !== "string") return null;
+  const result = get(`result:${slug}`);
+  return result && result.code === entry.code ? null : entry;
+}
+
+/** The header of an export this site writes. */
+export function header({ build = "" } = {}) {
+  return { format: FORMAT, version: VERSION, course: COURSE, build, origin: "browser" };
+}

@@ -1,0 +1,49 @@
+// The progress file shared with `ol` (web/src/exchange.js; checker/exchange.py is the other side).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import { COURSE, FORMAT, VERSION, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
+
+test("the format constants are the ones checker/exchange.py writes", () => {
+  const py = readFileSync(new URL("../../checker/exchange.py", import.meta.url), "utf8");
+  assert.match(py, new RegExp(`^FORMAT = "${FORMAT}"$`, "m"));
+  assert.match(py, new RegExp(`^VERSION = "${VERSION}"$`, "m"));
+  assert.match(py, new RegExp(`^COURSE = "${COURSE}"`, "m"));
+});
+
+test("a bad file is one sentence each", () => {
+  const cases = [
+    ["", "the file is empty"],
+    ['{"format": "tinyllm-progress", "version": "v1", "data": {"code:a": {"code": "x"', "the file ends in the middle (it was cut short while saving or copying)"],
+    ["{not json}", "the file is not valid JSON"],
+    ['{"format": "x"}', "this file is not a tinyllm progress export"],
+  ];
+  for (const [text, message] of cases) assert.throws(() => parseDump(text), { message });
+});
+
+test("slugs of keys", () => {
+  assert.equal(slugOf("code:m07-6"), "m07-6");
+  assert.equal(slugOf("prompt:e7-3/residual"), "e7-3");
+  assert.equal(slugOf("elsewhere:t01-2"), "t01-2");
+  assert.equal(slugOf("corrupt:x"), "");
+  assert.equal(slugOf("code:Bad Slug"), "");
+});
+
+test("a pass from ol without the code it passed with is left out", () => {
+  const dump = { data: { "elsewhere:a-1": { status: "passed" } } };
+  const plan = planImport(dump, { get: () => null, slugs: new Set(["a-1"]) });
+  assert.deepEqual(plan.writes, []);
+  assert.deepEqual(plan.skipped, ["elsewhere:a-1"]);
+});
+
+test("an imported pass is unverified until this page checked the same code", () => {
+  const saved = { "elsewhere:a-1": { status: "passed", code: "x = 1" } };
+  const get = (k) => saved[k] ?? null;
+  assert.equal(unverified(get, "a-1").code, "x = 1");
+  saved["result:a-1"] = { status: "failed", code: "x = 0" };
+  assert.ok(unverified(get, "a-1"), "a check of other code does not verify it");
+  saved["result:a-1"] = { status: "failed", code: "x = 1" };
+  assert.equal(unverified(get, "a-1"), null, "checked here (whatever the verdict): the page's own result counts");
+  assert.equal(unverified(get, "b-2"), null);
+});
