@@ -150,3 +150,14 @@ def test_ols_progress_reaches_the_browser_and_comes_back(ol_env, exported, site_
     for ex in modules:
         checked = ol(ol_env, fresh, "check", ex.id)
         assert checked.returncode == 0, f"{ex.id}:\n{checked.stdout}\n{checked.stderr}"
+
+
+def test_the_home_page_and_every_module_page_show_the_command_with_this_sites_address(page, site_url):
+    want = f"pip install --extra-index-url {site_url}simple/ tinyllm-ol"
+    modules = [e for e in manifest.load_all().values() if e.kind == "module"]
+    for url in [site_url, *[page_url(site_url, e) for e in modules]]:
+        page.goto(url)
+        command = page.locator(".tl-ol-command")
+        assert command.count() >= 1, url
+        page.wait_for_function("(want) => document.querySelector('.tl-ol-command').textContent === want", arg=want,
+                               timeout=30_000)

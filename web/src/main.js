@@ -13,6 +13,7 @@ import { mountProgress } from "./progress.js";
 import { mountChapter, mountModuleMap } from "./course.js";
 import { mountA11y } from "./a11y.js";
 import { mountEach } from "./widgets.js";
+import { mountOlInstall } from "./ol-install.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -93,6 +94,7 @@ function start() {
   mountEach(document, ".tl-progress", (root) => mountProgress(root, { store, base }));
   mountEach(document, ".tl-chapter", (root) => mountChapter(root, store));
   mountEach(document, ".tl-module-map", (root) => mountModuleMap(root, store));
+  mountEach(document, ".tl-ol-install", (root) => mountOlInstall(root, new URL("../../", import.meta.url)));
   if (python) {
     window.tinyllm = { python, store };
     mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
