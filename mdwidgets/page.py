@@ -2,8 +2,10 @@
 
 The state lives on the Markdown instance (`md.tl_page`), created afresh by a preprocessor at the start of every
 conversion, so nothing leaks from one page to the next. A site generator tells the widgets which file is being
-converted with `set_source()` just before the conversion (MkDocs: tools/mkdocs_hooks.py); without it, messages
-name `<markdown>`. Two things need the file's own text:
+converted with `set_source()` just before the conversion (MkDocs: tools/mkdocs_hooks.py). A generator that runs
+no hook of ours is asked instead, through what it leaves on the Markdown instance (`generator_source`: Zensical's
+rendering context); with neither, messages name `<markdown>` and links are relative to the docs root. Two things
+need the file's own text:
 
 - **Lines**: a generator strips the front matter before converting, so the converted text starts some lines into
   the file; `set_source(..., raw=<the file's text>)` measures that offset, and every message names the line of
@@ -83,6 +85,38 @@ def set_source(name: str, text: str = "", raw: str | None = None, uri: str | Non
     _PENDING[:] = [Source(name, uri if uri is not None else name.removeprefix("docs/"), offset)]
 
 
+def generator_source(md, text: str) -> Source:
+    """The page being converted, as the generator running the conversion records it on the Markdown instance, for
+    generators that call no hook of ours (a `Source()` naming `<markdown>` when none does). `text` is what is
+    being converted, to measure the front matter against the file.
+
+    Zensical (0.0.x) registers a preprocessor named `rendering_context` whose `page.path` is the page's path under
+    the docs folder and whose `config` has the project's `root_dir` and `docs_dir`. The file is resolved through
+    symbolic links, so a build that links the pages into a folder of its own names the author's files."""
+    context = md.preprocessors["rendering_context"] if "rendering_context" in md.preprocessors else None
+    uri = getattr(getattr(context, "page", None), "path", None)
+    config = getattr(context, "config", None)
+    if not isinstance(uri, str) or not uri or not isinstance(config, dict):
+        return Source()
+    uri = uri.replace("\\", "/")
+    path = Path(config.get("root_dir") or ".", config.get("docs_dir") or "docs", uri).resolve()
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError:
+        return Source(_rel(path), uri)
+    return Source(_rel(path), uri, _offset(text, raw))
+
+
+def _offset(text: str, raw: str) -> int:
+    """Lines of `raw` (the whole file) before the converted `text` starts: the front matter and the blank lines
+    a generator strips with it, wherever it stops stripping."""
+    if text and raw.endswith(text):
+        return raw[: len(raw) - len(text)].count("\n")
+    body = text.lstrip("\n")
+    start = raw.find(body.rstrip()) if body.strip() else -1
+    return max(raw[:start].count("\n") - (len(text) - len(body)), 0) if start >= 0 else 0
+
+
 def state(md) -> PageState:
     """The current page's state (a fresh one when no conversion has started, e.g. in a unit test)."""
     if not hasattr(md, "tl_page"):
@@ -103,7 +137,7 @@ class SourcePreprocessor(Preprocessor):
         self.find_section = find_section  # "E7 reference" -> Path of the shared Markdown, or None
 
     def run(self, lines: list[str]) -> list[str]:
-        source = _PENDING.pop() if _PENDING else Source()
+        source = _PENDING.pop() if _PENDING else generator_source(self.md, "\n".join(lines))
         page = md_state = PageState(source)
         self.md.tl_page = md_state
         out: list[str] = []
