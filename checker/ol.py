@@ -342,25 +342,24 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
     """Print the judge's verdict; record a pass. Returns the exit code."""
     tests = result.get("tests", [])
     traceback_text = _learner_paths(result.get("traceback", ""), exercises).rstrip()
-    did_not_run = bool(tests) and all(t["message"].startswith("your code did not") for t in tests)
-    if did_not_run or (result["status"] == "timeout" and not tests):
+    phase = result.get("phase")  # where the check ended (checker/judge.py)
+    if phase == "import":
         if result["status"] == "timeout":
-            say(f"{ex.id}: stopped after {ex.time_limit:g} s while importing {ex.learner_path}: the code at the "
-                f"top level of your file ran too long (an infinite loop?), so no test ran. It was here:")
-            # the judge's note on why it stopped repeats what was just said: show only where it was
-            traceback_text = "\n".join(line for line in traceback_text.splitlines()
-                                       if "TestTimeout" not in line and "while importing your code" not in line)
+            say(f"{ex.id}: stopped after {ex.time_limit:g} s while importing {ex.learner_path}, so no test ran. "
+                f"It was here:")
         else:
             say(f"{ex.id}: your file {ex.learner_path} did not run, so none of the {len(tests)} hidden tests "
                 f"could. Python says:")
         print(traceback_text)
         _print_output(result.get("stdout", ""))
         return FAILED
-    if not tests:
+    if phase == "collect":
         last = [line for line in traceback_text.splitlines() if line.strip()][-1:] or ["no result"]
         say(f"{ex.id}: the hidden tests could not be loaded against your file: {last[0]}")
         return FAILED
     _print_tests(result, exercises)
+    if phase == "tampered":  # nothing was judged: say why
+        print(traceback_text)
     _print_output(result.get("stdout", ""))
     passed = sum(t["outcome"] == "passed" for t in tests)
     failed = sum(t["outcome"] == "failed" for t in tests)
@@ -376,7 +375,7 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
         say(f"\n{ex.id}: all {passed} tests passed. Recorded in {shown(record.path)}; `ol diff {ex.id}` now "
             f"shows your code against the reference.")
         return 0
-    parts = [f"{passed} passed", f"{failed} failed"] + ([f"{errors} errors"] if errors else [])
+    parts = [f"{passed} passed", f"{failed} failed"] + ([f"{errors} error" + "s" * (errors > 1)] if errors else [])
     first = next(t["name"] for t in tests if t["outcome"] != "passed")
     say(f"\n{ex.id}: not passed yet ({', '.join(parts)} of {len(tests)}). Start with {first}; "
         f"`ol tests {ex.id}` says what each test checks.")

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import judge, manifest
+from .isolation import purge, top_modules, write_tree
 from .manifest import Exercise, ManifestError, Mutant, rel
 
 IN_PYODIDE = sys.platform == "emscripten"
@@ -203,7 +204,7 @@ def _reference_errors(ex: Exercise, result: dict, files: dict[str, Path], report
     if result["status"] == "passed":
         return
     trace = result.get("traceback", "")
-    if "durations" not in result and not trace.startswith("The hidden tests could not start"):
+    if result.get("phase") in ("import", "tampered"):
         frames = [(f, int(n)) for f, n in re.findall(r'File "([^"]+)", line (\d+)', trace)
                   if _file_of(ex, files, f)]
         path, line = (_file_of(ex, files, frames[-1][0]), frames[-1][1]) if frames else (ex.reference, 1)
@@ -211,7 +212,7 @@ def _reference_errors(ex: Exercise, result: dict, files: dict[str, Path], report
         what = "does not finish importing" if result["status"] == "timeout" else "does not run"
         report.errors.append(f"{rel(path)}:{line}: the reference {what}: {last}")
         return
-    if trace.startswith("The hidden tests could not start"):
+    if result.get("phase") == "collect":
         problem = trace.splitlines()[1] if len(trace.splitlines()) > 1 else trace
         line = 1
         name = re.search(r"cannot import name '(\w+)'", problem)
@@ -251,7 +252,7 @@ def check_prompts(ex: Exercise, deps: dict[str, str], report: Report) -> None:
         return
     namespace: dict = {"__name__": "prompt_check"}
     with tempfile.TemporaryDirectory() as tmp:
-        judge._write_tree(Path(tmp), deps)
+        write_tree(Path(tmp), deps)
         sys.path.insert(0, tmp)
         stage = "the reference"
         try:
@@ -283,7 +284,7 @@ def check_prompts(ex: Exercise, deps: dict[str, str], report: Report) -> None:
                                  f"{type(exc).__name__}: {exc}")
         finally:
             sys.path.remove(tmp)
-            judge._purge({p.split("/", 1)[0].removesuffix(".py") for p in deps})
+            purge(top_modules(deps))
 
 
 # ---- one exercise, one process ------------------------------------------------------------------------------------

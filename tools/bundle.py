@@ -12,8 +12,9 @@ from pathlib import Path
 
 from checker import manifest
 
-# The judge's files as the worker imports them; manifest/validate/ol are CPython-side tools.
-JUDGE_FILES = ("__init__.py", "judge.py", "integrity.py", "stats.py")
+# The judge's files as the worker imports them (judge.py and the checker modules it imports, and stats.py, which
+# hidden tests import); manifest/validate/ol are CPython-side tools.
+JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "stats.py")
 
 
 def exercise_bundle(ex: manifest.Exercise, exercises: dict[str, manifest.Exercise]) -> dict:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from checker import judge, manifest
+from checker import manifest
+from checker.isolation import write_tree
 
 
 def files() -> dict[str, str]:
@@ -23,7 +24,7 @@ def files() -> dict[str, str]:
 def write(dest: Path) -> list[str]:
     """Write the package under `dest`; returns the module paths written."""
     found = files()
-    judge._write_tree(dest, found)
+    write_tree(dest, found)
     return sorted(found)
 
 

@@ -1,4 +1,5 @@
-"""Unit tests of checker/judge.py: check() on tiny in-test exercises, run(), and CappedStream.
+"""Unit tests of checker/judge.py and the modules it runs on: check() on tiny in-test exercises (each stage and
+the phase it ends in), run(), isolation (checker/isolation.py) and CappedStream.
 
 Every exercise here is a few lines of source held in strings, so each check takes a fraction of a second. The
 hidden test file is called test_tiny.py: the judge purges modules by the test files' names, so it must not share
@@ -20,7 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import judge  # noqa: E402
+from checker import integrity, isolation, judge  # noqa: E402
 
 LEARNER = "tinyllm/x.py"
 NAMES = ["test_double", "test_negative"]
@@ -54,7 +55,7 @@ def learner_facing(result: dict) -> str:
 
 def test_all_pass(tmp_path):
     result = check(tmp_path, GOOD)
-    assert result["status"] == "passed"
+    assert (result["status"], result["phase"]) == ("passed", "tests")
     assert result["tests"] == [{"name": n, "outcome": "passed", "message": ""} for n in NAMES]
     assert result["stdout"] == "" and result["traceback"] == ""
     left = [p.name for p in tmp_path.iterdir() if not p.name.startswith("suite-")]
@@ -93,7 +94,7 @@ def test_suite_edited_on_disk_is_written_afresh(tmp_path):
 
 def test_failing_assertion_reports_the_authors_message_only(tmp_path):
     result = check(tmp_path, "def double(x):\n    return 2 * abs(x)\n")
-    assert result["status"] == "failed"
+    assert (result["status"], result["phase"]) == ("failed", "tests")
     by_name = {t["name"]: t for t in result["tests"]}
     assert by_name["test_double"]["outcome"] == "passed"
     assert by_name["test_negative"]["outcome"] == "failed"
@@ -131,7 +132,7 @@ def test_exception_in_learner_code_names_the_learners_file_and_line(tmp_path):
 
 def test_syntax_error_in_the_learner_file(tmp_path):
     result = check(tmp_path, "def double(x):\n    return (2 * x\n")
-    assert result["status"] == "error"
+    assert (result["status"], result["phase"]) == ("error", "import")
     assert [t["name"] for t in result["tests"]] == NAMES
     assert all(t["outcome"] == "error" for t in result["tests"])
     assert all("SyntaxError" in t["message"] for t in result["tests"])
@@ -153,7 +154,7 @@ def test_syntax_error_messages_do_not_show_the_temporary_path(tmp_path):
 def test_exception_at_import(tmp_path):
     source = "import math\n\nSCALE = math.sqrt(-1)\n\ndef double(x):\n    return 2 * x\n"
     result = check(tmp_path, source)
-    assert result["status"] == "error"
+    assert (result["status"], result["phase"]) == ("error", "import")
     assert result["tests"] == [
         {"name": n, "outcome": "error", "message": "your code did not run: ValueError: math domain error"}
         for n in NAMES]
@@ -189,7 +190,7 @@ def test_time_limit_stops_an_endless_test(tmp_path):
     assert "0.5 s" in by_name["test_spin"]["message"] and "infinite loop" in by_name["test_spin"]["message"]
     # The other tests still run after the stopped one.
     assert by_name["test_double"]["outcome"] == by_name["test_negative"]["outcome"] == "passed"
-    assert result["status"] == "failed"
+    assert (result["status"], result["phase"]) == ("failed", "tests"), "a test's own limit does not end the suite"
 
 
 def test_time_limit_stops_an_endless_loop_at_import(tmp_path):
@@ -199,12 +200,13 @@ def test_time_limit_stops_an_endless_loop_at_import(tmp_path):
         result = check(tmp_path, "x = 0\nwhile True:\n    x += 1\n", time_limit=0.5)
     finally:
         guard.cancel()
-    assert result["status"] == "timeout"
+    # Where it ended (import) and how (stopped by the time limit): the page and ol say so without reading English.
+    assert (result["status"], result["phase"]) == ("timeout", "import")
     assert [(t["name"], t["outcome"]) for t in result["tests"]] == [(n, "error") for n in NAMES]
     assert all("did not finish importing" in t["message"] for t in result["tests"])
     tb = result["traceback"]
     assert re.search(r'File "tinyllm/x\.py", line [23], in <module>', tb), tb
-    assert "time limit" in tb and "judge.py" not in tb
+    assert "time limit" in tb and "judge.py" not in tb and "TestTimeout" not in tb
 
 
 def test_names_that_did_not_run_appear_as_not_run_in_catalogue_order(tmp_path):
@@ -249,9 +251,147 @@ def test_only_selects_exact_names_not_prefixes(tmp_path):
 def test_a_test_file_that_cannot_import_the_learners_name_still_lists_every_test(tmp_path):
     tests = {"test_tiny.py": "from tinyllm.x import triple\n\ndef test_double():\n    assert triple(1) == 3\n"}
     result = check(tmp_path, GOOD, tests=tests, names=["test_double"])
-    assert result["status"] == "error"
+    assert (result["status"], result["phase"]) == ("error", "collect")
     assert [(t["name"], t["outcome"]) for t in result["tests"]] == [("test_double", "error")]
+    assert result["traceback"].startswith("The hidden tests could not start against your code:")
     assert str(tmp_path) not in learner_facing(result)
+
+
+def test_an_interrupted_suite_ends_in_the_timeout_phase(tmp_path):
+    """The browser's interrupt (Stop, the page's time limit) reaches a running test as KeyboardInterrupt."""
+    tests = {"test_tiny.py": TESTS["test_tiny.py"] + "\n\ndef test_stop():\n    raise KeyboardInterrupt\n"}
+    result = check(tmp_path, GOOD, tests=tests, names=["test_double", "test_stop", "test_negative"])
+    assert (result["status"], result["phase"]) == ("timeout", "timeout")
+    assert result["tests"] == [{"name": "test_double", "outcome": "passed", "message": ""},
+                               {"name": "test_stop", "outcome": "error", "message": "not run (stopped)"},
+                               {"name": "test_negative", "outcome": "passed", "message": ""}]
+
+
+# --- check(): pytest.raises that saw nothing raised --------------------------------------------------------------
+
+RAISES_TESTS = {"test_tiny.py": textwrap.dedent("""
+    import pytest
+    import tinyllm.x as sol
+
+    LIMIT = 10
+
+
+    def test_loop():
+        for q_x in (-1, 0):
+            with pytest.raises(ValueError) as info:
+                sol.accept(0.5, q_x, LIMIT)
+            assert "q_x" in str(info.value)
+
+
+    @pytest.mark.parametrize("q", [1, -0.5, 0])
+    def test_param(q):
+        if q > 0:
+            return
+        with pytest.raises(ValueError):
+            got = sol.accept(0.5, q, LIMIT)
+            print(got)
+
+
+    def test_plain():
+        with pytest.raises((ValueError, TypeError)):
+            sol.accept(1, 1, 1)
+
+
+    def test_fail():
+        pytest.fail("accept should have been called twice")
+""")}
+RAISES_NAMES = ["test_loop", "test_param", "test_plain", "test_fail"]
+CHECKS_ONLY_POSITIVE = """\
+def accept(p, q_x, limit):
+    if q_x < 0 or p > 1:
+        raise ValueError(f"bad q_x {q_x} or p {p}")
+    return p / q_x if q_x else 0.0
+"""
+
+
+def test_a_pytest_raises_that_saw_nothing_is_a_failure_naming_the_values_tried(tmp_path):
+    result = check(tmp_path, CHECKS_ONLY_POSITIVE, tests=RAISES_TESTS, names=RAISES_NAMES)
+    assert (result["status"], result["phase"]) == ("failed", "tests")
+    by_name = {t["name"]: t for t in result["tests"]}
+    # The learner forgot a check: their code did not crash, it answered where it should have refused.
+    assert {n: t["outcome"] for n, t in by_name.items()} == dict.fromkeys(RAISES_NAMES, "failed")
+    # A loop's variable the block reads is named; a global (LIMIT), a module (sol) and the body's own `got` are not.
+    assert by_name["test_loop"]["message"] == "expected ValueError for q_x = 0"
+    assert by_name["test_param"]["message"] == "expected ValueError for q = 0"
+    assert by_name["test_plain"]["message"] == "expected ValueError or TypeError, but nothing was raised"
+    assert by_name["test_fail"]["message"] == "accept should have been called twice"
+    assert by_name["test_loop"]["where"] == "test_tiny.py:10"
+
+
+def test_an_exception_inside_pytest_raises_of_another_type_is_still_an_error(tmp_path):
+    source = "def accept(p, q_x, limit):\n    return p / (q_x + 1)\n"
+    result = check(tmp_path, source, tests=RAISES_TESTS, names=RAISES_NAMES[:1])
+    [test] = result["tests"]
+    assert test["outcome"] == "error"
+    assert test["message"] == "ZeroDivisionError: float division by zero (line 2 of tinyllm/x.py, in accept)"
+
+
+# --- check(): tampering and the judge's own failures ----------------------------------------------------------------
+
+def test_machinery_changed_by_earlier_code_is_refused_before_the_learners_code_runs(tmp_path, monkeypatch):
+    import math
+    monkeypatch.setattr(integrity, "_baseline", {})
+    integrity.arm()  # as the worker does before any learner code
+    monkeypatch.setattr(math, "floor", lambda x: 0)  # what a Run of learner code could have left behind
+    marker = tmp_path / "imported"
+    result = check(tmp_path / "work", f"open({str(marker)!r}, 'w').close()\n" + GOOD)
+    assert (result["status"], result["phase"], result["tainted"]) == ("error", "tampered", "before")
+    assert [t["outcome"] for t in result["tests"]] == ["error", "error"]
+    assert "math.floor" in result["traceback"] and result["traceback"].startswith("Code you ran earlier")
+    assert not marker.exists(), "the learner's code must not run on tampered machinery"
+
+
+def test_machinery_changed_by_the_learners_code_is_refused(tmp_path, monkeypatch):
+    import math
+    monkeypatch.setattr(math, "floor", math.floor)  # restored after the test, whatever the check did
+    result = check(tmp_path, "import math\nmath.floor = lambda x: 0\n" + GOOD)
+    assert (result["status"], result["phase"], result["tainted"]) == ("error", "tampered", "during")
+    assert all(t["message"] == "not judged: the checking machinery was modified" for t in result["tests"])
+    assert result["traceback"].startswith("Your code replaced parts of the checking machinery (math.floor)")
+
+
+def test_a_failure_of_the_judges_own_steps_is_a_result(tmp_path, monkeypatch):
+    def full_disk(root, files):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(judge, "write_tree", full_disk)
+    stdout, path = sys.stdout, list(sys.path)
+    result = check(tmp_path, GOOD)
+    assert (result["status"], result["phase"]) == ("error", "import")
+    assert [t["message"] for t in result["tests"]] == [
+        "not judged: the checker failed (OSError: [Errno 28] No space left on device)"] * 2
+    assert result["traceback"].startswith("The checker itself failed, so nothing was judged:")
+    assert (sys.stdout, sys.path) == (stdout, path)
+    assert list(tmp_path.iterdir()) == [], "nothing left behind"
+
+
+def test_a_failure_while_the_suite_runs_ends_in_the_tests_phase_with_everything_restored(tmp_path, monkeypatch):
+    def broken(job):
+        raise RuntimeError("a bug in the judge")
+
+    monkeypatch.setattr(judge, "_run_suite", broken)
+    stdout, path, real_len = sys.stdout, list(sys.path), builtins.len
+    result = check(tmp_path, "print('imported')\n" + GOOD)
+    assert (result["status"], result["phase"]) == ("error", "tests")
+    assert "RuntimeError: a bug in the judge" in result["traceback"]
+    assert result["stdout"] == "imported\n", "what the learner's code printed before the failure is kept"
+    assert (sys.stdout, sys.path, builtins.len) == (stdout, path, real_len)
+    assert "tinyllm" not in sys.modules and "tinyllm.x" not in sys.modules
+
+
+def test_stop_between_the_learners_code_and_the_suite_is_a_timeout(tmp_path, monkeypatch):
+    def interrupted(job):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(judge, "_untouched_during", interrupted)
+    result = check(tmp_path, GOOD)
+    assert (result["status"], result["phase"]) == ("timeout", "import")
+    assert [t["message"] for t in result["tests"]] == ["not judged: stopped"] * 2
 
 
 # --- check(): isolation ------------------------------------------------------------------------------------------
@@ -286,7 +426,7 @@ def test_redefining_len_does_not_leak_into_the_test_process_or_the_next_check(tm
 
 def test_redefining_len_gives_a_result_not_an_exception(tmp_path):
     result = check(tmp_path, LEN_LEARNER)
-    assert result["status"] in ("failed", "error")
+    assert (result["status"], result["phase"], result["tainted"]) == ("error", "tampered", "during")
     assert [t["name"] for t in result["tests"]] == NAMES
 
 
@@ -307,6 +447,40 @@ def test_check_restores_stdout_and_sys_path(tmp_path):
     stdout, stderr, path = sys.stdout, sys.stderr, list(sys.path)
     check(tmp_path, "import sys\nsys.path.append('/nowhere')\nprint('x')\n" + GOOD)
     assert (sys.stdout, sys.stderr, sys.path) == (stdout, stderr, path)
+
+
+def test_isolated_puts_everything_back_even_when_the_block_raises(tmp_path):
+    (tmp_path / "tl_iso_mod.py").write_text("X = 1\n")
+    sys.modules["tl_iso_mod"] = "stale"  # a module an earlier check left behind
+    out = isolation.CappedStream()
+    stdout, stderr, path, real_len = sys.stdout, sys.stderr, list(sys.path), builtins.len
+    with pytest.raises(RuntimeError):
+        with isolation.isolated(out, tmp_path, ["tl_iso_mod"]):
+            import tl_iso_mod  # the stale entry was forgotten on the way in: this is the file's
+            assert tl_iso_mod.X == 1 and sys.path[0] == str(tmp_path)
+            print("inside")
+            builtins.len = lambda x: 0
+            builtins.tl_extra = True
+            sys.path.append("/nowhere")
+            sys.stdout = None
+            raise RuntimeError("learner code broke out")
+    assert (sys.stdout, sys.stderr, sys.path, builtins.len) == (stdout, stderr, path, real_len)
+    assert not hasattr(builtins, "tl_extra")
+    assert "tl_iso_mod" not in sys.modules
+    assert out.getvalue() == "inside\n"
+
+
+def test_isolated_forgets_modules_by_folder_too(tmp_path):
+    (tmp_path / "pkg_a").mkdir()
+    (tmp_path / "pkg_a" / "__init__.py").write_text("")
+    with isolation.isolated(isolation.CappedStream(), tmp_path, [], [tmp_path]):
+        import pkg_a  # noqa: F401
+        assert "pkg_a" in sys.modules
+    assert "pkg_a" not in sys.modules
+
+
+def test_top_modules():
+    assert isolation.top_modules(["tinyllm/x.py", "tinyllm/y/z.py", "solo.py"]) == {"tinyllm", "solo"}
 
 
 # --- run() -------------------------------------------------------------------------------------------------------
@@ -371,11 +545,11 @@ def test_run_caps_output_and_streams_the_kept_part_in_batches(tmp_path):
     result = run(tmp_path, "for i in range(10**6):\n    print(i)\n", on_write=chunks.append)
     assert result["status"] == "ok"
     total = sum(len(str(i)) + 1 for i in range(10**6))
-    dropped = total - judge.OUTPUT_CAP
+    dropped = total - isolation.OUTPUT_CAP
     note = f"\n[output truncated: {dropped:,} more characters not shown]\n"
     assert result["stdout"].endswith(note)
     kept = result["stdout"][: -len(note)]
-    assert len(kept) == judge.OUTPUT_CAP
+    assert len(kept) == isolation.OUTPUT_CAP
     assert kept.startswith("0\n1\n2\n3\n")
     assert "".join(chunks) == kept
     # Batched: about 18,500 prints fall inside the cap (37,000 writes); the page must not get one message each.
@@ -406,7 +580,7 @@ def test_run_restores_builtins_and_streams(tmp_path):
 # --- CappedStream ------------------------------------------------------------------------------------------------
 
 def test_capped_stream_keeps_the_first_characters_and_counts_the_rest():
-    stream = judge.CappedStream(cap=5)
+    stream = isolation.CappedStream(cap=5)
     assert stream.write("abc") == 3
     assert stream.write("defgh") == 5  # print() must see the whole text written, even what is dropped
     assert stream.write("ijklmnop") == 8
@@ -415,25 +589,25 @@ def test_capped_stream_keeps_the_first_characters_and_counts_the_rest():
 
 
 def test_capped_stream_without_overflow_has_no_note():
-    stream = judge.CappedStream(cap=10)
+    stream = isolation.CappedStream(cap=10)
     print("hi", file=stream)
     assert stream.getvalue() == "hi\n"
 
 
 def test_capped_stream_thousands_separator_in_the_note():
-    stream = judge.CappedStream(cap=0)
+    stream = isolation.CappedStream(cap=0)
     stream.write("x" * 12345)
     assert stream.getvalue() == "\n[output truncated: 12,345 more characters not shown]\n"
 
 
 def test_capped_stream_rejects_bytes():
     with pytest.raises(TypeError, match="must be str, not bytes"):
-        judge.CappedStream().write(b"abc")
+        isolation.CappedStream().write(b"abc")
 
 
 def test_capped_stream_batches_callbacks_by_size():
     got: list[str] = []
-    stream = judge.CappedStream(cap=100, on_write=got.append, batch=5, interval=3600)
+    stream = isolation.CappedStream(cap=100, on_write=got.append, batch=5, interval=3600)
     stream.write("ab")
     stream.write("cd")
     assert got == []
@@ -447,7 +621,7 @@ def test_capped_stream_batches_callbacks_by_size():
 
 def test_capped_stream_flushes_by_time():
     got: list[str] = []
-    stream = judge.CappedStream(cap=100, on_write=got.append, batch=10**6, interval=0)
+    stream = isolation.CappedStream(cap=100, on_write=got.append, batch=10**6, interval=0)
     stream.write("a")
     stream.write("b")
     assert got == ["a", "b"]
@@ -455,7 +629,7 @@ def test_capped_stream_flushes_by_time():
 
 def test_capped_stream_never_forwards_dropped_text():
     got: list[str] = []
-    stream = judge.CappedStream(cap=3, on_write=got.append, batch=1)
+    stream = isolation.CappedStream(cap=3, on_write=got.append, batch=1)
     stream.write("abcdef")
     stream.write("ghi")
     stream.getvalue()

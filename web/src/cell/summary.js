@@ -12,8 +12,8 @@ export function summarise(result, timeLimit) {
   const tests = result.tests || [];
   const passed = tests.filter((t) => t.outcome === "passed").length;
   switch (result.status) {
-    case "passed": return `All ${tests.length} tests pass.`;
-    case "failed": return `${passed} of ${tests.length} tests pass.`;
+    case "passed": return tests.length === 1 ? "The test passes." : `All ${tests.length} tests pass.`;
+    case "failed": return `${passed} of ${tests.length} ${tests.length === 1 ? "test passes" : "tests pass"}.`;
     case "ok": return "Ran without errors.";
     case "timeout":
       return result.phase === "import"
