@@ -39,7 +39,7 @@ from pymdownx.blocks import BlocksExtension
 from pymdownx.blocks.block import Block, type_string
 
 from checker import chapters as chapter_defs
-from checker import manifest
+from checker import manifest, views
 from mdwidgets.page import ErrorTreeprocessor, PageState, SourcePreprocessor, WidgetError, normal, set_source, state
 
 __all__ = ["WidgetError", "set_source", "reset_cache", "makeExtension"]
@@ -279,13 +279,7 @@ class Exercise(_Widget):
         fallback = etree.SubElement(etree.SubElement(el, "div", {"class": "tl-fallback"}), "pre")
         code = etree.SubElement(fallback, "code")
         code.text = AtomicString(ex.starter.read_text(encoding="utf-8"))
-        by_id = {e.id: e for e in _exercises(self.config["exercises"]).values()}
-        _json_script(el, {
-            "slug": ex.slug, "id": ex.id, "title": ex.title, "kind": ex.kind, "path": ex.learner_path,
-            "importPath": ex.import_path, "starter": ex.starter.read_text(encoding="utf-8"),
-            "timeLimit": ex.time_limit, "requires": [d.slug for d in manifest.dependency_order(ex, by_id)],
-            "tests": [{"name": t.name, "kind": t.kind, "checks": t.checks} for t in ex.catalogue],
-        })
+        _json_script(el, views.cell(ex, _exercises(self.config["exercises"])))
         return el
 
     def add(self, block: etree.Element) -> etree.Element:

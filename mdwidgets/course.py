@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from pymdownx.blocks.block import type_any
 
-from checker import manifest
+from checker import manifest, views
 from checker.chapters import CHAPTER_RE, Chapter as ChapterDef
 from mdwidgets import TLBlock, _json_script
 
@@ -43,12 +43,6 @@ def _sub(parent: etree.Element, tag: str, text: str = "", tail: str = "", **attr
     el.text = text or None
     el.tail = tail or None
     return el
-
-
-def _entry(ex: manifest.Exercise) -> dict:
-    """What progress-model.js needs to derive a status (the same fields as the build's index.json)."""
-    return {"slug": ex.slug, "id": ex.id, "kind": ex.kind, "prompts": [p.id for p in ex.prompts],
-            "choices": [{"id": c.id, "kind": c.kind} for c in ex.choices]}
 
 
 class _CourseBlock(TLBlock):
@@ -103,7 +97,7 @@ class Chapter(_CourseBlock):
             _sub(item, "span", f"Lesson {n}", ": ", class_="tl-lesson-number")
             _sub(item, "a", f"{ex.id} {ex.title}", " · ", href=self.href(ex.page))
             _sub(item, "span", NOT_STARTED, class_="tl-course-status")
-        _json_script(root, {"chapter": chapter.id, "lessons": [_entry(ex) for ex in written if ex is not None]})
+        _json_script(root, {"chapter": chapter.id, "lessons": [views.status(ex) for ex in written if ex is not None]})
         return root
 
     def add(self, block: etree.Element) -> etree.Element:
@@ -227,7 +221,7 @@ class ModuleMap(_CourseBlock):
         by_id = {e.id: e for e in exercises.values()}
         _json_script(root, {
             "milestone": self.milestone, "members": [by_id[m].slug for m in members],
-            "nodes": [_entry(n.exercise) for n in nodes if n.exercise],
+            "nodes": [views.status(n.exercise) for n in nodes if n.exercise],
         })
         return root
 
