@@ -4,6 +4,9 @@ SHELL := /bin/bash
 # pip on these machines warns about every configured local index it cannot read; hide only those lines.
 QUIET_PIP := 2>&1 | { grep -v "^WARNING: Location .* is ignored" || true; }
 PY := .venv/bin/python
+# Zensical, the second site generator, in a venv of its own (requirements-zensical.txt; make build-zensical).
+ZPY := .venv-zensical/bin/python
+ZENSICAL_SITE := build/zensical/site
 export PYTHONPATH := $(CURDIR)
 export NO_MKDOCS_2_WARNING := 1
 PORT ?= 8000
@@ -87,6 +90,24 @@ test-pyodide: build ## the same validation inside Pyodide under Node.js; outcome
 
 test-e2e: build fixture-site setup-browser ## real headless Chromium against the built site on localhost
 	$(PY) -m pytest -q tests/e2e
+
+.PHONY: setup-zensical build-zensical test-e2e-zensical
+setup-zensical: .venv-zensical/.installed
+.venv-zensical/.installed: requirements-zensical.txt
+	test -x $(ZPY) || python3 -m venv .venv-zensical
+	$(ZPY) -m pip install --quiet --disable-pip-version-check -r requirements-zensical.txt $(QUIET_PIP)
+	touch $@
+
+# The same steps as `make build`'s hook, around Zensical instead of MkDocs (tools/zensical_build.py says why each).
+build-zensical: setup bundle setup-zensical ## the site built by Zensical (pinned), into build/zensical/site
+	$(PY) -m checker validate --cache $${TL_VALIDATE_CACHE:-.cache/validate}
+	$(ZPY) -m tools.zensical_build
+	$(PY) -m tools.site_steps post-build $(ZENSICAL_SITE) --config mkdocs.yml
+
+# The end-to-end tests of the real course's pages, widgets, checks and accessibility, on Zensical's output.
+test-e2e-zensical: build-zensical setup-browser ## those end-to-end tests against build/zensical/site
+	TL_SITE=$(ZENSICAL_SITE) $(PY) -m pytest -q tests/e2e/test_zensical.py tests/e2e/test_content.py \
+	  tests/e2e/test_a11y.py::test_axe_finds_nothing_serious tests/e2e/test_a11y.py::test_phone_width
 
 test: test-unit test-js test-exercises test-pyodide test-e2e ## everything CI runs
 	@echo "all tests passed"

@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 from tools.serve import start_in_thread
 
 REPO = Path(__file__).resolve().parents[2]
-SITE = REPO / "site"
+SITE = REPO / (os.environ.get("TL_SITE") or "site")  # TL_SITE: another build (test-e2e-zensical)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic", "--disable-gpu"]
 
