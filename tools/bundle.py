@@ -11,15 +11,17 @@ import zipfile
 from pathlib import Path
 
 from checker import manifest, views
+from tools import build_outputs
 
-# The judge's files as the worker imports them (judge.py and the checker modules it imports, and stats.py, which
-# hidden tests import); manifest/validate/ol are CPython-side tools.
-JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "stats.py")
+# The judge's files as the worker imports them: bridge.py (the worker's entry points), judge.py and the checker
+# modules they import, and stats.py, which hidden tests import. manifest/validate/ol are CPython-side tools.
+JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "bridge.py", "stats.py")
 
 
 def write(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:
-    """Write `exercises/<slug>.json`, `exercises/index.json` and `checker.zip` under `dest`, for the exercise
-    folders under `root`. The JSON is checker/views.py's, the one serialiser of an exercise's browser view."""
+    """Write `exercises/<slug>.json`, `exercises/index.json` and the judge's zip (tools/build_outputs.py JUDGE_ZIP)
+    under `dest`, for the exercise folders under `root`. The JSON is checker/views.py's, the one serialiser of an
+    exercise's browser view."""
     exercises = manifest.load_all(root)
     out = dest / "exercises"
     out.mkdir(parents=True, exist_ok=True)
@@ -29,7 +31,7 @@ def write(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:
     index = [views.index_entry(ex, exercises) for ex in exercises.values()]
     (out / "index.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
     checker = Path(manifest.__file__).parent
-    with zipfile.ZipFile(dest / "checker.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(dest / build_outputs.JUDGE_ZIP, "w", zipfile.ZIP_DEFLATED) as zf:
         for name in JUDGE_FILES:
             # A fixed date makes the zip depend on the sources only, so the snapshot cache can key on it.
             info = zipfile.ZipInfo(f"checker/{name}", date_time=(2020, 1, 1, 0, 0, 0))

@@ -12,10 +12,10 @@
 // tools/snapshot.py turns the zip into a pack (tools/pack.py) that the worker writes without running Python.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
+import { OUTPUTS, numpyWheel } from "../web/src/build-outputs.js";
 
 const [assets, output, modulesOut] = process.argv.slice(2);
-const lock = JSON.parse(readFileSync(`${assets}/pyodide-lock.json`, "utf8"));
-const wheel = lock.packages.numpy.file_name;
+const wheel = numpyWheel(JSON.parse(readFileSync(`${assets}/${OUTPUTS.pyodideLock}`, "utf8")));
 const py = await loadPyodide({ env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.writeFile("/tmp/numpy.whl", readFileSync(`${assets}/${wheel}`));
 const modules = py.runPython(`

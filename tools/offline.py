@@ -9,6 +9,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from tools import build_outputs
+
 SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw.js"
 SKIP_SUFFIXES = (".map",)
 SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot and the packs are precached: offline starts stay fast
@@ -19,12 +21,12 @@ def _unused_assets(site: Path) -> set[str]:
     judge's wheels. They stay on the site for Pyodide's own loadPackage (the benchmark's bare page uses them)."""
     pyodide = site / "assets" / "pyodide"
     try:
-        info = json.loads((pyodide / "wheels.json").read_text())
-        numpy_wheel = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]["numpy"]["file_name"]
+        info = build_outputs.read_wheels_list(pyodide)
+        numpy_wheel = build_outputs.numpy_wheel(pyodide)[0]
     except (OSError, ValueError, KeyError):
         return set()
-    unused = [numpy_wheel] if info.get("numpy") else []
-    unused += info.get("wheels", []) if info.get("wheels_pack") else []
+    unused = [numpy_wheel] if info.numpy else []
+    unused += list(info.wheels) if info.wheels_pack else []
     return {f"assets/pyodide/{name}" for name in unused}
 
 

@@ -5,10 +5,11 @@ user names (`TL_WHEEL_DIR`, opt-in); a mirror URL the user names (`TL_PYODIDE_MI
 pip, which is a package registry. Nothing else is ever contacted. A corrupt numpy wheel makes Pyodide's
 `loadPackage` fail silently, so every wheel is checked against its pinned sha256 before it is copied.
 
-Usage: python -m tools.pyodide_assets DEST   (DEST receives pyodide/ files and wheels.json)
+Usage: python -m tools.pyodide_assets DEST   (DEST receives Pyodide's files and the wheels list, wheels.json)
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -19,6 +20,8 @@ import tomllib
 import urllib.request
 import zipfile
 from pathlib import Path
+
+from tools import build_outputs
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = Path(__file__).with_name("assets.toml")
@@ -96,8 +99,9 @@ def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
     return target
 
 
-def gather(dest: Path) -> dict:
-    """Copy Pyodide's core, numpy and the judge's wheels into `dest`; return what the worker must load."""
+def gather(dest: Path) -> build_outputs.WheelsList:
+    """Copy Pyodide's core, numpy and the judge's wheels into `dest`; write and return the wheels list
+    (tools/build_outputs.py), which tells the worker what to load."""
     spec = tomllib.loads(SPEC.read_text(encoding="utf-8"))
     core = spec["pyodide"]
     pkg = NODE_PYODIDE / "package.json"
@@ -126,8 +130,8 @@ def gather(dest: Path) -> dict:
         path = obtain(wheel["file"], wheel["sha256"], pip_requirement=f"{name}=={version}")
         shutil.copyfile(path, dest / wheel["file"])
         wheels.append(wheel["file"])
-    info = {"pyodide": installed, "packages": ["numpy"], "wheels": wheels}
-    (dest / "wheels.json").write_text(json.dumps(info, indent=1))
+    info = build_outputs.WheelsList(installed, tuple(wheels))
+    build_outputs.write_wheels_list(dest, info)
     return info
 
 
@@ -135,6 +139,6 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python -m tools.pyodide_assets DEST")
     try:
-        print(json.dumps(gather(Path(sys.argv[1]))))
+        print(json.dumps(dataclasses.asdict(gather(Path(sys.argv[1])))))
     except AssetError as exc:
         sys.exit(f"error: {exc}")

@@ -1,4 +1,5 @@
-// Build a Pyodide memory snapshot with pytest and the judge already imported, so the browser's worker
+// Build a Pyodide memory snapshot with pytest and the judge (with its entry points for the worker,
+// checker/bridge.py) already imported, so the browser's worker
 // restores a ready interpreter in a fraction of the time a cold start takes (issue 6; bench/run.py measures it).
 //
 // usage: node tools/snapshot.mjs <site assets/pyodide dir> <checker.zip> <numpy modules .json> <output .bin>
@@ -11,9 +12,10 @@
 // compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
+import { OUTPUTS, readWheelsList } from "../web/src/build-outputs.js";
 
 const [assets, checkerZip, numpyModules, output] = process.argv.slice(2);
-const { wheels } = JSON.parse(readFileSync(`${assets}/wheels.json`, "utf8"));
+const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));
 // The same settings the worker uses: no host environment leaks into the snapshot.
 const py = await loadPyodide({ _makeSnapshot: true, env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.mkdirTree("/tmp/wheels");
@@ -29,7 +31,7 @@ sys.path.insert(0, "/home/pyodide/tl")
 import importlib, json, fractions, math, pytest
 list(map(importlib.import_module, numpy_stdlib))
 del numpy_stdlib
-from checker import judge, integrity, stats
+from checker import bridge, judge, integrity, stats
 # One throwaway check imports everything pytest loads lazily during a session.
 judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, files={"warm.py": "X = 1\\n"},
             learner="warm.py", workdir="/tmp/tl", names=["test_warm"])

@@ -2,23 +2,22 @@
 wheels as one pack (tools/pack.py), and the Pyodide memory snapshot it restores instead of a cold start.
 
 All three depend only on Pyodide's files, numpy's wheel, the judge's wheels, the judge itself and the scripts
-that make them (tools/numpy_archive.mjs, tools/snapshot.mjs, tools/pack.py), so they are cached under
-.cache/snapshot/ by a hash of exactly those; a build that changes none of them reuses them.
+that make them (tools/numpy_archive.mjs, tools/snapshot.mjs, web/src/build-outputs.js, tools/pack.py), so they
+are cached under .cache/snapshot/ by a hash of exactly those; a build that changes none of them reuses them.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import subprocess
 from pathlib import Path
 
-from tools import pack
+from tools import build_outputs, pack
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 NUMPY_SCRIPT = Path(__file__).with_name("numpy_archive.mjs")
-NAME = "snapshot.bin.lz4"
+OUTPUTS_JS = REPO / "web" / "src" / "build-outputs.js"  # the Node scripts read the wheels list through it
 
 
 class SnapshotError(RuntimeError):
@@ -33,40 +32,38 @@ def _node(script: Path, *args: Path) -> None:
 
 
 def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot") -> str:
-    """Put the snapshot, numpy's pack and the wheels' pack into `assets` (site/assets/pyodide), named in wheels.json;
-    returns the snapshot's file name."""
-    info = json.loads((assets / "wheels.json").read_text())
-    lock = json.loads((assets / "pyodide-lock.json").read_text())
-    numpy_wheel = lock["packages"]["numpy"]["file_name"]
-    archive_name = f"numpy-{lock['packages']['numpy']['version']}-tl.pack"
-    wheels_name = "judge-wheels.pack"
-    inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json")]
-    inputs += [assets / numpy_wheel] + [assets / w for w in info["wheels"]]
-    inputs += [checker_zip, SCRIPT, NUMPY_SCRIPT, Path(pack.__file__)]
+    """Put the snapshot, numpy's pack and the wheels' pack into `assets` (site/assets/pyodide) and name them in
+    the wheels list (tools/build_outputs.py); returns the snapshot's file name."""
+    info = build_outputs.read_wheels_list(assets)
+    numpy_wheel, numpy_version = build_outputs.numpy_wheel(assets)
+    archive_name = build_outputs.numpy_pack(numpy_version)
+    snapshot_name, wheels_name = build_outputs.SNAPSHOT, build_outputs.WHEELS_PACK
+    inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip",
+                                   build_outputs.PYODIDE_LOCK)]
+    inputs += [assets / numpy_wheel] + [assets / w for w in info.wheels]
+    inputs += [checker_zip, SCRIPT, NUMPY_SCRIPT, OUTPUTS_JS, Path(pack.__file__)]
     h = hashlib.sha256()
     for path in inputs:
         h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     key = cache / h.hexdigest()[:24]
-    outputs = {NAME: key / NAME, archive_name: key / archive_name, wheels_name: key / wheels_name}
+    outputs = {snapshot_name: key / snapshot_name, archive_name: key / archive_name, wheels_name: key / wheels_name}
     if not all(p.is_file() for p in outputs.values()):
         tmp = key.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         _node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json")
         _node(SCRIPT, assets, checker_zip, tmp / "numpy-stdlib.json", tmp / "snapshot.bin")
-        (tmp / NAME).write_bytes(pack.compress((tmp / "snapshot.bin").read_bytes()))
+        (tmp / snapshot_name).write_bytes(pack.compress((tmp / "snapshot.bin").read_bytes()))
         (tmp / "snapshot.bin").unlink()
         (tmp / archive_name).write_bytes(pack.from_zips([tmp / "numpy.zip"]))
         (tmp / "numpy.zip").unlink()
-        (tmp / wheels_name).write_bytes(pack.from_zips(assets / w for w in info["wheels"]))
+        (tmp / wheels_name).write_bytes(pack.from_zips(assets / w for w in info.wheels))
         for old in cache.iterdir():  # keep the cache from growing without bound
             if old != tmp:
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
         tmp.replace(key)
     for name, path in outputs.items():
         shutil.copyfile(path, assets / name)
-    info["snapshot"] = NAME
-    info["numpy"] = archive_name
-    info["wheels_pack"] = wheels_name
-    (assets / "wheels.json").write_text(json.dumps(info, indent=1))
-    return NAME
+    build_outputs.write_wheels_list(assets, info.packed(snapshot=snapshot_name, numpy=archive_name,
+                                                         wheels_pack=wheels_name))
+    return snapshot_name

@@ -9,13 +9,14 @@ import { loadPyodide } from "pyodide";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { OUTPUTS, numpyWheel, readWheelsList } from "../web/src/build-outputs.js";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const site = `${repo}/site/assets/pyodide/`;
 const py = await loadPyodide({ stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
-const lock = JSON.parse(readFileSync(`${site}pyodide-lock.json`, "utf8"));
-const { wheels } = JSON.parse(readFileSync(`${site}wheels.json`, "utf8"));
-await py.loadPackage([lock.packages.numpy.file_name, ...wheels].map((w) => site + w), { messageCallback: () => {} });
+const numpy = numpyWheel(JSON.parse(readFileSync(`${site}${OUTPUTS.pyodideLock}`, "utf8")));
+const { wheels } = readWheelsList(JSON.parse(readFileSync(`${site}${OUTPUTS.wheelsList}`, "utf8")));
+await py.loadPackage([numpy, ...wheels].map((w) => site + w), { messageCallback: () => {} });
 py.FS.mkdirTree("/repo");
 py.FS.mount(py.FS.filesystems.NODEFS, { root: repo }, "/repo");
 py.globals.set("ids", py.toPy(process.argv.slice(2)));

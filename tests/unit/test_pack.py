@@ -17,7 +17,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tools import offline, pack  # noqa: E402
+from tools import build_outputs, offline, pack  # noqa: E402
 
 FILES = [("numpy/__init__.py", b"from ._core import *\n"), ("numpy/_core/_x.so", bytes(range(256)) * 4),
          ("numpy-2.0.2.dist-info/RECORD", b"")]
@@ -78,22 +78,24 @@ def test_the_browsers_reader_reads_what_python_writes(tmp_path):
 def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
     assets = tmp_path / "assets" / "pyodide"
     assets.mkdir(parents=True)
-    lock = {"packages": {"numpy": {"file_name": "numpy-2.0.2-x.whl"}}}
+    lock = {"packages": {"numpy": {"file_name": "numpy-2.0.2-x.whl", "version": "2.0.2"}}}
     (assets / "pyodide-lock.json").write_text(json.dumps(lock))
     for name in ("numpy-2.0.2-x.whl", "pytest-8.whl", "numpy-2.0.2-tl.pack", "judge-wheels.pack"):
         (assets / name).write_bytes(b"x")
-    info = {"wheels": ["pytest-8.whl"]}
-    (assets / "wheels.json").write_text(json.dumps(info))
+    info = build_outputs.WheelsList("0.27.7", ("pytest-8.whl",))
+    build_outputs.write_wheels_list(assets, info)
     assert "assets/pyodide/numpy-2.0.2-x.whl" in offline.precache_list(tmp_path)[0], "no packs: wheels are used"
-    info.update(numpy="numpy-2.0.2-tl.pack", wheels_pack="judge-wheels.pack")
-    (assets / "wheels.json").write_text(json.dumps(info))
+    build_outputs.write_wheels_list(assets, info.packed(snapshot="", numpy="numpy-2.0.2-tl.pack",
+                                                        wheels_pack="judge-wheels.pack"))
     urls = offline.precache_list(tmp_path)[0]
     assert "assets/pyodide/numpy-2.0.2-x.whl" not in urls and "assets/pyodide/pytest-8.whl" not in urls
     assert {"assets/pyodide/numpy-2.0.2-tl.pack", "assets/pyodide/judge-wheels.pack"} <= set(urls)
 
 
 def test_the_worker_guesses_the_snapshot_name_the_build_writes():
-    """web/src/worker.js requests the snapshot before wheels.json names it, under tools/snapshot.py's name."""
-    from tools import snapshot
+    """web/src/worker.js requests the snapshot before the wheels list names it, under the name the build writes it
+    (tools/snapshot.py writes build_outputs.SNAPSHOT; test_build_outputs.py holds OUTPUTS.snapshot to the same)."""
     worker = (REPO / "web" / "src" / "worker.js").read_text()
-    assert f'const SNAPSHOT = "{snapshot.NAME}";' in worker
+    assert "fetchSnapshot(INDEX + OUTPUTS.snapshot)" in worker
+    assert "list.snapshot === OUTPUTS.snapshot ? guessed" in worker
+    assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")

@@ -8,26 +8,10 @@
  */
 import { requestProblem, STAGE, STAGES, NEEDS } from "./protocol.js";
 import { extract, unwrap } from "./pack.js";
+import { OUTPUTS, readWheelsList } from "./build-outputs.js";
 
 const JUDGE_DIR = "/home/pyodide/tl";
-// The bridge binds json and the judge's entry points as default arguments, at a moment when no learner code
-// has run, so later tampering with those names cannot change what the worker reports.
-const BRIDGE = `
-import json, sys
-sys.path.insert(0, ${JSON.stringify(JUDGE_DIR)})
-from checker import judge as _tl_judge, integrity as _tl_integrity
 
-def _tl_run(code, filename, files_json, write, _run=_tl_judge.run, _dumps=json.dumps, _loads=json.loads):
-    return _dumps(_run(code, filename, files=_loads(files_json), workdir="/tmp/tl", on_write=write))
-
-def _tl_check(payload_json, _check=_tl_judge.check, _dumps=json.dumps, _loads=json.loads):
-    p = _loads(payload_json)
-    return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
-                         workdir="/tmp/tl"))
-`;
-
-let pyodide = null;
-let interrupt = null;
 // Replies travel over a MessagePort handed over at init and kept in this module's scope: learner code can reach
 // the worker's global scope through Python's `js` module, but not this port, so it cannot forge a reply.
 // Until the page's init arrives (the worker may be started before the page's script runs), replies wait here.
@@ -35,8 +19,9 @@ let send = null;
 const waiting = [];
 const parse = JSON.parse;
 const t0 = performance.now();
+/** Each start-up stage's promise, by name (protocol.js STAGES); each resolves to the Python session. */
 const stages = {};
-let bridge = null;
+let interrupt = null;
 let dead = false;
 
 const post = (msg) => (send ? send(msg) : waiting.push(msg));
@@ -59,11 +44,18 @@ async function fetchBytes(url) {
 /** The snapshot's bytes, or null when there is none or it cannot be read (then Python starts cold). */
 const fetchSnapshot = (url) => fetchBytes(url).then(unwrap).catch(() => null);
 
+/** A promise whose failure is reported where it is awaited, not as an unhandled rejection. */
+const quietly = (promise) => {
+  promise?.catch(() => {});
+  return promise;
+};
+
 // Everything is found relative to this file (<site>/assets/tl/tl-worker.js), so start-up begins the moment the
 // worker exists, without waiting for the page: the page only hands over its port and interrupt buffer.
 const ASSETS = new URL("../", self.location.href);
-const SNAPSHOT = "snapshot.bin.lz4";
 const INDEX = new URL("pyodide/", ASSETS).href;
+const quiet = () => {};
+const OPTIONS = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
 
 /**
  * Pyodide requests its WebAssembly core and its standard library only once it has the snapshot in hand, so
@@ -105,99 +97,135 @@ function startCoreEarly() {
   };
 }
 
+/**
+ * @typedef {{list: import("./build-outputs.js").WheelsList, snapshot: Promise<Uint8Array|null>,
+ *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
+ *   Every download start-up needs, each a promise; a pack is null when the build made none.
+ */
+
+/**
+ * Read the wheels list, then request every file at once, so downloads overlap the interpreter's start. The
+ * snapshot comes first: it is on the critical path, and decoding the packs on this thread would only delay it,
+ * so they are decoded once the snapshot is. `guessed` is the snapshot requested under its usual name
+ * (OUTPUTS.snapshot) before the list confirmed it: that saves a round trip; a build without one answers 404.
+ * @returns {Promise<Files>}
+ */
+async function requestFiles(guessed) {
+  const response = await fetch(INDEX + OUTPUTS.wheelsList);
+  if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
+  const list = readWheelsList(await response.json());
+  const snapshot = !list.snapshot ? Promise.resolve(null)
+    : list.snapshot === OUTPUTS.snapshot ? guessed : fetchSnapshot(INDEX + list.snapshot);
+  const after = snapshot.catch(() => null);
+  const unpacked = (name) => (name ? quietly(Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b)))
+    : null);
+  return {
+    list, snapshot, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
+    judgeZip: fetchBytes(new URL(`tl/${OUTPUTS.judgeZip}`, ASSETS).href),
+  };
+}
+
+/**
+ * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, numpyReady: any, judgeReady: any},
+ *   sitePackages: string, wheelsWritten: boolean, loadErrors: string[]}} Session
+ *   The interpreter and the judge's entry points (checker/bridge.py), as later stages and requests use them.
+ */
+
+/** The interpreter: restored from the memory snapshot when there is one it can use, else started cold. */
+async function startPython(files) {
+  const { loadPyodide } = await import(`${INDEX}pyodide.mjs`);
+  if (files.list.snapshot) {
+    // Pyodide awaits the snapshot itself, after loading its own script: both downloads run side by side.
+    const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
+    try {
+      return { py: await loadPyodide({ ...OPTIONS, _loadSnapshot: bytes }), restored: true };
+    } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
+  }
+  return { py: await loadPyodide(OPTIONS), restored: false };
+}
+
+/**
+ * The judge's files into the file system and its entry points taken, before any learner code can run (so the
+ * functions kept here are the real ones), then the judge's wheels from their pack when there is one. With a
+ * snapshot pytest is already imported; its files are still written for anything read lazily.
+ * @returns {Promise<Session>}
+ */
+async function installJudge({ py, restored }, files) {
+  py.unpackArchive(await files.judgeZip, "zip", { extractDir: JUDGE_DIR });
+  py.pyimport("sys").path.insert(0, JUDGE_DIR);
+  const entry = py.pyimport("checker.bridge");
+  const bridge = { run: entry.run, check: entry.check, numpyReady: entry.numpy_ready, judgeReady: entry.judge_ready };
+  const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [] };
+  try {
+    if (files.wheelsPack) {
+      extract(py.FS, await files.wheelsPack, session.sitePackages);
+      session.wheelsWritten = true;
+    }
+  } catch { /* the judge stage installs the wheels one by one instead */ }
+  return session;
+}
+
+const loadPackages = (session, names) => session.py.loadPackage(names, {
+  messageCallback: quiet, errorCallback: (e) => session.loadErrors.push(e),
+});
+
+/**
+ * numpy, then the tamper baseline (checker/bridge.py numpy_ready). numpy comes repacked at build time with its
+ * bytecode (tools/numpy_archive.mjs), written from JavaScript: each extension module is then compiled when first
+ * imported, instead of all 19 up front by loadPackage, which is used only when the build names no pack.
+ */
+async function loadNumpy(session, files) {
+  if (files.numpyPack) {
+    try {
+      extract(session.py.FS, await files.numpyPack, session.sitePackages);
+    } catch (err) {
+      session.loadErrors.push(`${files.list.numpyPack}: ${err.message}`);
+    }
+  } else {
+    await loadPackages(session, ["numpy"]);
+  }
+  // loadPackage does not fail on a corrupt wheel; importing is the real test.
+  try {
+    session.bridge.numpyReady();
+  } catch (err) {
+    throw new Error(`numpy could not be loaded: ${session.loadErrors.join("; ") || err.message}`);
+  }
+}
+
+/** pytest (from its wheels when their pack could not be written) and the judge's speed-ups; adds pytest's modules
+ * to the tamper baseline. */
+async function loadJudge(session, files) {
+  if (!session.wheelsWritten) await loadPackages(session, files.list.wheels.map((w) => INDEX + w));
+  try {
+    session.bridge.judgeReady();
+  } catch (err) {
+    throw new Error(`pytest could not be loaded: ${session.loadErrors.join("; ") || err.message}`);
+  }
+}
+
+const ready = (stage, extra = {}) => post({ type: "status", stage, ms: performance.now() - t0, ...extra });
+
+/**
+ * Start-up, in named stages called in order (as Pyodide's loadPyodide does): each stage's promise resolves to
+ * the session once the stage is ready, and says so to the page; requests wait for the stage they need.
+ */
 function boot() {
-  const quiet = () => {};
-  const options = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
-  let restored = false;
-  let wheelURLs = [];
-  let numpyPack = null;
-  let numpyName = "";
-  let sitePackages = "";
-  let wheelsWritten = false;
   startCoreEarly();
-  // The build names its snapshot SNAPSHOT (tools/snapshot.py); requesting it before wheels.json confirms that
-  // saves a round trip on the critical path. A build without one answers 404, and the guess is dropped.
-  const guessed = fetchSnapshot(INDEX + SNAPSHOT);
-  stages[STAGE.python] = (async () => {
-    const info = await fetch(`${INDEX}wheels.json`).then((r) => {
-      if (!r.ok) throw new Error(`pyodide/wheels.json: HTTP ${r.status}`);
-      return r.json();
-    });
-    wheelURLs = info.wheels.map((w) => INDEX + w);
-    // Every file is requested now, so downloads overlap the interpreter's start. The snapshot comes first: it is
-    // on the critical path, and decoding the packs on this thread would only delay it, so they are decoded once
-    // the snapshot is.
-    const snapshot = !info.snapshot ? Promise.resolve(null)
-      : info.snapshot === SNAPSHOT ? guessed : fetchSnapshot(INDEX + info.snapshot);
-    const after = snapshot.catch(() => null);
-    const unpacked = (name) => Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b));
-    numpyName = info.numpy || "";
-    numpyPack = numpyName ? unpacked(numpyName) : null;
-    numpyPack?.catch(() => {}); // a failure is reported by the numpy stage, not as an unhandled rejection
-    const judgeZip = fetchBytes(new URL("tl/checker.zip", ASSETS).href);
-    const wheelsPack = info.wheels_pack ? unpacked(info.wheels_pack) : null;
-    wheelsPack?.catch(() => {});
-    const { loadPyodide } = await import(`${INDEX}pyodide.mjs`);
-    let py = null;
-    if (info.snapshot) {
-      // Pyodide awaits the snapshot itself, after loading its own script: both downloads run side by side.
-      const bytes = snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
-      try {
-        py = await loadPyodide({ ...options, _loadSnapshot: bytes });
-        restored = true;
-      } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
-    }
-    if (!py) py = await loadPyodide(options);
-    pyodide = py;
-    sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-    py.unpackArchive(await judgeZip, "zip", { extractDir: JUDGE_DIR });
-    // With a snapshot pytest is already imported; its files are still written for anything read lazily.
-    try {
-      if (wheelsPack) {
-        extract(py.FS, await wheelsPack, sitePackages);
-        wheelsWritten = true;
-      }
-    } catch { /* the judge stage installs the wheels one by one instead */ }
-    py.runPython(BRIDGE);
-    bridge = { run: py.globals.get("_tl_run"), check: py.globals.get("_tl_check"), arm: py.globals.get("_tl_integrity").arm };
-    post({ type: "status", stage: STAGE.python, ms: performance.now() - t0, snapshot: restored });
-    return py;
-  })();
-  const loadErrors = [];
-  const load = (names) => pyodide.loadPackage(names, { messageCallback: quiet, errorCallback: (e) => loadErrors.push(e) });
-  stages[STAGE.numpy] = stages[STAGE.python].then(async () => {
-    if (numpyPack) {
-      // numpy repacked at build time with its bytecode (tools/numpy_archive.mjs), written from JavaScript: each
-      // extension module is then compiled when first imported, instead of all 19 up front by loadPackage.
-      try {
-        extract(pyodide.FS, await numpyPack, sitePackages);
-      } catch (err) {
-        loadErrors.push(`${numpyName}: ${err.message}`);
-      }
-    } else {
-      await load(["numpy"]);
-    }
-    // loadPackage does not fail on a corrupt wheel; importing is the real test.
-    try {
-      pyodide.runPython("import numpy");
-    } catch (err) {
-      throw new Error(`numpy could not be loaded: ${loadErrors.join("; ") || err.message}`);
-    }
-    // The baseline for tamper detection, before any learner code runs; modules the hidden tests import are
-    // loaded first so that replacing them later is noticed too.
-    pyodide.runPython("import fractions, math, numpy.random, numpy.linalg\nfrom checker import stats");
-    bridge.arm();
-    post({ type: "status", stage: STAGE.numpy, ms: performance.now() - t0 });
+  const files = requestFiles(fetchSnapshot(INDEX + OUTPUTS.snapshot));
+  stages[STAGE.python] = files.then(async (f) => {
+    const session = await installJudge(await startPython(f), f);
+    ready(STAGE.python, { snapshot: session.restored });
+    return session;
   });
-  stages[STAGE.judge] = stages[STAGE.numpy].then(async () => {
-    if (!wheelsWritten) await load(wheelURLs);
-    try {
-      pyodide.runPython("import pytest\n_tl_judge.prepare()");
-    } catch (err) {
-      throw new Error(`pytest could not be loaded: ${loadErrors.join("; ") || err.message}`);
-    }
-    bridge.arm(); // adds pytest's modules to the baseline
-    post({ type: "status", stage: STAGE.judge, ms: performance.now() - t0 });
+  stages[STAGE.numpy] = stages[STAGE.python].then(async (session) => {
+    await loadNumpy(session, await files);
+    ready(STAGE.numpy);
+    return session;
+  });
+  stages[STAGE.judge] = stages[STAGE.numpy].then(async (session) => {
+    await loadJudge(session, await files);
+    ready(STAGE.judge);
+    return session;
   });
   for (const stage of STAGES) {
     stages[stage].catch((err) => fatal(`Python could not start (${stage}): ${err.message}`));
@@ -227,7 +255,7 @@ async function handle(msg) {
   if (msg.type === "init") {
     if (msg.interrupt) {
       interrupt = new Uint8Array(msg.interrupt);
-      stages[STAGE.python].then((py) => py.setInterruptBuffer(interrupt)).catch(() => {});
+      stages[STAGE.python].then(({ py }) => py.setInterruptBuffer(interrupt)).catch(() => {});
     }
     return;
   }
@@ -235,7 +263,7 @@ async function handle(msg) {
     post({ type: "result", id: msg.id, result: { status: "ok", stdout: "", traceback: "" } });
     return;
   }
-  await stages[NEEDS[msg.type]];
+  const { bridge } = await stages[NEEDS[msg.type]];
   if (dead) return;
   if (cancelled.delete(msg.id)) return;
   if (interrupt) interrupt[0] = 0;

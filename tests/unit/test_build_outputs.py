@@ -1,0 +1,78 @@
+"""The build's outputs the runtime reads are described twice, once per language: tools/build_outputs.py (the build
+steps write through it) and web/src/build-outputs.js (the worker and the build's Node scripts read through it).
+These tests hold the two to the same names and the same wheels list, by running the JavaScript module in Node."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tools import build_outputs  # noqa: E402
+from tools.build_outputs import WheelsList  # noqa: E402
+
+JS = REPO / "web" / "src" / "build-outputs.js"
+needs_node = pytest.mark.skipif(not shutil.which("node"), reason="node runs the JavaScript side")
+
+
+def node(script: str) -> object:
+    code = f"import * as outputs from {json.dumps(JS.as_uri())};\n{script}"
+    out = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@needs_node
+def test_both_sides_name_the_same_files():
+    names = node("console.log(JSON.stringify(outputs.OUTPUTS));")
+    assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
+                     "snapshot": build_outputs.SNAPSHOT, "wheelsPack": build_outputs.WHEELS_PACK,
+                     "judgeZip": build_outputs.JUDGE_ZIP}
+
+
+@needs_node
+@pytest.mark.parametrize("written", [
+    WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
+    WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
+        snapshot=build_outputs.SNAPSHOT, numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK),
+], ids=["wheels only", "with snapshot and packs"])
+def test_what_python_writes_javascript_reads(tmp_path, written):
+    build_outputs.write_wheels_list(tmp_path, written)
+    assert build_outputs.read_wheels_list(tmp_path) == written
+    path = json.dumps(str(tmp_path / build_outputs.WHEELS_LIST))
+    read = node(f"""import {{ readFileSync }} from "node:fs";
+        console.log(JSON.stringify(outputs.readWheelsList(JSON.parse(readFileSync({path}, "utf8")))));""")
+    assert read == {"pyodide": written.pyodide, "wheels": list(written.wheels), "snapshot": written.snapshot,
+                    "numpyPack": written.numpy, "wheelsPack": written.wheels_pack}
+
+
+@needs_node
+def test_javascript_refuses_a_list_without_wheels():
+    said = node("""try { outputs.readWheelsList({ snapshot: "x" }); console.log('"accepted"'); }
+        catch (err) { console.log(JSON.stringify(err.message)); }""")
+    assert said == f"{build_outputs.WHEELS_LIST}: no list of wheels"
+
+
+def test_python_refuses_a_list_without_wheels(tmp_path):
+    (tmp_path / build_outputs.WHEELS_LIST).write_text('{"pyodide": "0.27.7"}')
+    with pytest.raises(ValueError, match="no list of wheels"):
+        build_outputs.read_wheels_list(tmp_path)
+
+
+def test_names_the_build_did_not_make_are_left_out(tmp_path):
+    build_outputs.write_wheels_list(tmp_path, WheelsList("0.27.7", ("a.whl",)))
+    assert json.loads((tmp_path / build_outputs.WHEELS_LIST).read_text()) == {"pyodide": "0.27.7", "wheels": ["a.whl"]}
+
+
+def test_numpy_wheel_and_pack_names(tmp_path):
+    lock = {"packages": {"numpy": {"file_name": "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl",
+                                   "version": "2.0.2"}}}
+    (tmp_path / build_outputs.PYODIDE_LOCK).write_text(json.dumps(lock))
+    assert build_outputs.numpy_wheel(tmp_path) == (lock["packages"]["numpy"]["file_name"], "2.0.2")
+    assert build_outputs.numpy_pack("2.0.2") == "numpy-2.0.2-tl.pack"

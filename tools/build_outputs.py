@@ -1,0 +1,70 @@
+"""The build's outputs that the browser's runtime reads, described once for the build steps (the Python side).
+
+The worker finds what it loads through one file, the wheels list (`assets/pyodide/wheels.json`): the judge's
+wheels, and the names of the memory snapshot and of the packs (tools/pack.py) when the build made them. Two build
+steps write it (tools/pyodide_assets.py with the wheels, tools/snapshot.py adding the snapshot and the packs) and
+one reads it (tools/offline.py, to leave the wheels the packs replace out of the service worker's precache); all
+three go through here. The JavaScript side is web/src/build-outputs.js, which the worker and the Node scripts of
+the build (tools/snapshot.mjs, tools/suite_times.mjs, tools/numpy_archive.mjs) read through;
+tests/unit/test_build_outputs.py checks that the two sides agree.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+WHEELS_LIST = "wheels.json"          # in assets/pyodide/
+PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied from node_modules (names numpy's wheel)
+SNAPSHOT = "snapshot.bin.lz4"        # in assets/pyodide/: requested by the worker before the list confirms it
+WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
+JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py JUDGE_FILES)
+
+
+def numpy_pack(version: str) -> str:
+    """The file name of numpy `version` repacked with its bytecode (tools/numpy_archive.mjs)."""
+    return f"numpy-{version}-tl.pack"
+
+
+@dataclass(frozen=True)
+class WheelsList:
+    """The wheels list. An empty name means the build made no such file; the worker then loads the wheels
+    with Pyodide's `loadPackage` and starts Python cold.
+
+    pyodide:     the Pyodide version the files are for
+    wheels:      the judge's wheels (pytest and what it needs), file names in assets/pyodide/
+    snapshot:    the memory snapshot (an LZ4 container, tools/pack.py)
+    numpy:       numpy's pack, which replaces its wheel
+    wheels_pack: the judge's wheels as one pack, which replaces `wheels`
+    """
+
+    pyodide: str
+    wheels: tuple[str, ...] = field(default_factory=tuple)
+    snapshot: str = ""
+    numpy: str = ""
+    wheels_pack: str = ""
+
+    def packed(self, *, snapshot: str, numpy: str, wheels_pack: str) -> WheelsList:
+        """This list with the snapshot and the packs named."""
+        return replace(self, snapshot=snapshot, numpy=numpy, wheels_pack=wheels_pack)
+
+
+def read_wheels_list(assets: Path) -> WheelsList:
+    """The wheels list in `assets` (site/assets/pyodide). OSError or ValueError when it is missing or malformed."""
+    data = json.loads((assets / WHEELS_LIST).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("wheels"), list):
+        raise ValueError(f"{assets / WHEELS_LIST}: no list of wheels")
+    names = {k: str(data.get(k) or "") for k in ("snapshot", "numpy", "wheels_pack")}
+    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), **names)
+
+
+def write_wheels_list(assets: Path, wheels: WheelsList) -> None:
+    """Write `wheels` as the wheels list in `assets`; names the build did not make are left out."""
+    data = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(wheels).items() if v or k == "wheels"}
+    (assets / WHEELS_LIST).write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def numpy_wheel(assets: Path) -> tuple[str, str]:
+    """(file name, version) of numpy's wheel in Pyodide's lock file in `assets`."""
+    numpy = json.loads((assets / PYODIDE_LOCK).read_text(encoding="utf-8"))["packages"]["numpy"]
+    return numpy["file_name"], numpy["version"]
