@@ -305,7 +305,8 @@ def _validate(course: Generated, jobs: int, cache: Path | None = None) -> dict:
     cmd = [PY, "-m", "checker", "validate", "--root", str(course.exercises), "--jobs", str(jobs)]
     seconds, cpu, proc = _run(cmd + (["--cache", str(cache)] if cache else []), course,
                               problems=_validation_problems)
-    out = {"s": seconds, "cpu_s": cpu, "validated": len(re.findall(r"^[a-z0-9-]+: ok \(", proc.stdout, re.M))}
+    validated = len(re.findall(r"^[a-z0-9-]+: ok \(\d+ tests", proc.stdout, re.M))  # not "pages: ok (...)"
+    out = {"s": seconds, "cpu_s": cpu, "validated": validated}
     return out | ({"errors": _validation_problems(proc)} if proc.returncode else {})
 
 
