@@ -7,7 +7,8 @@ a long call into C, a `time.sleep` whose interruption is swallowed, nor a loop t
 killing the process stops those.
 
 How the watchdog knows where the child is: the child appends one line per phase to a file
-(`import`, then `collect` when pytest starts, then `test <name>` as each test starts, then `finish`); this module
+(`import`, then `collect` when pytest starts, then `test <name>` as each test starts, then `finish`; the
+watchdog's own phases, for a child it may have to kill, not the judge's result `phase`); this module
 doubles as the pytest plugin that writes them (loaded through PYTEST_PLUGINS, since the judge owns `pytest.main`).
 Each phase gets the exercise's time limit plus a grace period; the judge's own timeout normally fires first and
 yields a proper result, so the watchdog only acts when nothing else could.
