@@ -1,5 +1,9 @@
-"""End-to-end fixtures: the built site served on 127.0.0.1, Debian's Chromium driven by Playwright.
+"""End-to-end fixtures: the built sites served on 127.0.0.1, Debian's Chromium driven by Playwright.
 
+Two sites: the fixture course (build/fixture-site, `make fixture-site`), which the tests of the machinery run on,
+and the real course (site/, `make build`), which test_content.py and the audits of test_a11y.py check from its
+manifests and nav. Each is served from a copy taken when the session first needs it, so a rebuild during the run
+(`make build`, `make fixture-site`, a preview, another terminal's tests) cannot pull files from under open pages.
 Every page records its requests; a test fails if any request leaves localhost or the page throws.
 """
 from __future__ import annotations
@@ -15,6 +19,8 @@ from tools.serve import start_in_thread
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / (os.environ.get("TL_SITE") or "site")  # TL_SITE: another build (test-e2e-zensical)
+SITE_NAME = os.path.relpath(SITE, REPO) + "/"
+FIXTURE_SITE = REPO / "build" / "fixture-site"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic", "--disable-gpu"]
 
@@ -26,20 +32,54 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
-def site_url():
-    if not (SITE / "index.html").is_file():
-        pytest.fail("site/ is not built (make build)")
-    server, url = start_in_thread(SITE)
+_snapshots: dict[Path, Path] = {}
+
+
+def snapshot(root: Path, name: str, make: str, tmp_path_factory) -> Path:
+    """A private copy of a built site for this session (38 MB, a fraction of a second); a site that is not built
+    fails with the command that builds it."""
+    if root not in _snapshots:
+        if not (root / "index.html").is_file():
+            pytest.fail(f"{name} is not built (make {make})")
+        copy = tmp_path_factory.mktemp("served") / root.name
+        shutil.copytree(root, copy)
+        _snapshots[root] = copy
+    return _snapshots[root]
+
+
+def served(root: Path) -> Path:
+    """Where the session serves `root` from (its copy once served), for tests that read the built files."""
+    return _snapshots.get(root, root)
+
+
+def serve(root: Path, isolate: bool, name: str, make: str, tmp_path_factory):
+    """Serve (a session copy of) a built site on 127.0.0.1 for the session."""
+    server, url = start_in_thread(snapshot(root, name, make, tmp_path_factory), isolate=isolate)
     yield url
     server.shutdown()
 
 
 @pytest.fixture(scope="session")
-def isolated_url():
-    server, url = start_in_thread(SITE, isolate=True)
-    yield url
-    server.shutdown()
+def site_url(tmp_path_factory):
+    """The real course, as `make build` left it."""
+    yield from serve(SITE, False, SITE_NAME, "build", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def isolated_url(tmp_path_factory):
+    yield from serve(SITE, True, SITE_NAME, "build", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def fixture_url(tmp_path_factory):
+    """The fixture course (tests/fixtures/course), which every test of the machinery runs on."""
+    yield from serve(FIXTURE_SITE, False, "build/fixture-site", "fixture-site", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def fixture_isolated_url(tmp_path_factory):
+    """The fixture course with cross-origin isolation headers (Stop interrupts Python in place)."""
+    yield from serve(FIXTURE_SITE, True, "build/fixture-site", "fixture-site", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -1,16 +1,103 @@
-"""Small helpers shared by the end-to-end tests."""
+"""Small helpers shared by the end-to-end tests.
+
+Exercises are read from a course's manifests: the fixture course's (FIXTURE, what the tests of the machinery run
+on) or the real course's (COURSE, what test_content.py checks). No helper assumes one or the other.
+"""
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
-from checker import manifest
+from checker import chapters, manifest
 from checker.validate import apply_mutant
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
+COURSE = manifest.EXERCISES
 
 PYTHON_READY_MS = 90_000   # generous: two cores, and a spare worker may be loading at the same time
 CHECK_MS = 90_000
 
-LESSON = "e7/rejection-correction/"
 
+@lru_cache(maxsize=None)
+def exercises(root: Path) -> dict[str, manifest.Exercise]:
+    """Every exercise of a course, by slug (loaded once per run: the manifests do not change during it)."""
+    return manifest.load_all(root)
+
+
+@lru_cache(maxsize=None)
+def chapter_defs(root: Path) -> dict[str, chapters.Chapter]:
+    return chapters.load_chapters(root, exercises(root))
+
+
+def exercise(root: Path, slug: str) -> manifest.Exercise:
+    return exercises(root)[slug]
+
+
+def reference(root: Path, slug: str) -> str:
+    return exercise(root, slug).reference.read_text()
+
+
+def starter(root: Path, slug: str) -> str:
+    return exercise(root, slug).starter.read_text()
+
+
+def mutant_source(root: Path, slug: str, name: str) -> tuple[str, str]:
+    """(source, the test it must fail) of a mutant."""
+    ex = exercise(root, slug)
+    m = next(m for m in ex.mutants if m.name == name)
+    return apply_mutant(ex.reference.read_text(), m), m.fails
+
+
+def uri(page: str) -> str:
+    """The URL path, relative to the site, of a page under docs/ (MkDocs' directory URLs):
+    `t1/fixture-lesson.md` -> `t1/fixture-lesson/`, `t1/index.md` -> `t1/`, `index.md` -> ``."""
+    stem = page.removesuffix(".md")
+    if stem == "index" or stem.endswith("/index"):
+        return stem.removesuffix("index")
+    return stem + "/"
+
+
+def answer_text(values: tuple[float, ...]) -> str:
+    """A numeric answer typed the plain way, every digit kept (`0.25, 0.25, 0.5`; `0.123456789`)."""
+    return ", ".join(repr(float(v)) for v in values)
+
+
+# ---- the fixture course: what the tests of the machinery use, found from its manifests ----
+
+def fixture_lesson() -> manifest.Exercise:
+    """The fixture's written lesson: numeric prompts, a predict-first question, a check question, a code cell."""
+    (lesson,) = [e for e in exercises(FIXTURE).values() if e.kind == "lesson"]
+    return lesson
+
+
+def fixture_modules() -> tuple[manifest.Exercise, manifest.Exercise]:
+    """(base, next) of the fixture: a module that needs nothing, and one that requires it."""
+    by_id = {e.id: e for e in exercises(FIXTURE).values()}
+    (after,) = [e for e in by_id.values() if e.kind == "module" and e.requires]
+    return by_id[after.requires[0]], after
+
+
+def pages_with(docs: Path, block: str) -> list[str]:
+    """The uris of the pages under `docs` that hold a widget block (`/// progress`, `/// module-map | ...`)."""
+    return [uri(p.relative_to(docs).as_posix()) for p in sorted(docs.rglob("*.md"))
+            if any(line.startswith(block) for line in p.read_text(encoding="utf-8").splitlines())]
+
+
+def page_with(docs: Path, block: str) -> str:
+    """The uri of the one page under `docs` that holds a widget block."""
+    found = pages_with(docs, block)
+    assert len(found) == 1, f"expected one page of {docs} with {block!r}, found {found}"
+    return found[0]
+
+
+FIXTURE_DOCS = FIXTURE.parent / "docs"
+LESSON_EX = fixture_lesson()
+LESSON = uri(LESSON_EX.page)
+PROGRESS = page_with(FIXTURE_DOCS, "/// progress")
+
+
+# ---- driving a code cell ----
 
 def cell(page, slug: str):
     return page.locator(f'.tl-cell[data-exercise="{slug}"]')
@@ -49,30 +136,37 @@ def wait_result(page, slug: str, timeout: int = CHECK_MS) -> str:
     return cell(page, slug).get_attribute("data-status")
 
 
+def check(page, slug: str, code: str) -> str:
+    """Put `code` in the cell, press Check, and return the status once judged."""
+    set_code(page, slug, code)
+    cell(page, slug).locator("button.tl-check").click()
+    return wait_result(page, slug)
+
+
 def outcomes(page, slug: str) -> dict[str, str]:
     rows = cell(page, slug).locator("li[data-test]")
     return {rows.nth(i).get_attribute("data-test"): rows.nth(i).get_attribute("data-outcome")
             for i in range(rows.count())}
 
 
-def exercise(slug: str) -> manifest.Exercise:
-    return manifest.load(manifest.EXERCISES / slug)
+def answer(page, prompt: str, text: str) -> tuple[str | None, str]:
+    """Type `text` into a numeric prompt and submit it; (its verdict, its feedback)."""
+    box = page.locator(f'.tl-numeric[data-prompt="{prompt}"]')
+    box.locator("input").fill(text)
+    box.locator("button[type=submit]").click()
+    return box.get_attribute("data-verdict"), box.locator(".tl-feedback").inner_text()
 
 
-def reference(slug: str) -> str:
-    return exercise(slug).reference.read_text()
+def wait_saved(page, key: str, code: str) -> None:
+    """Wait until the editor's autosave has written `code` under `tinyllm:v1:<key>` (`code:<slug>`, `draft:<slug>`)."""
+    page.wait_for_function("([key, code]) => { const v = localStorage.getItem('tinyllm:v1:' + key);"
+                           " try { return v !== null && JSON.parse(v).code === code; } catch { return false; } }",
+                           arg=[key, code], timeout=10_000)
 
 
-def mutant_source(slug: str, name: str) -> tuple[str, str]:
-    """(source, the test it must fail) of a mutant."""
-    ex = exercise(slug)
-    m = next(m for m in ex.mutants if m.name == name)
-    return apply_mutant(ex.reference.read_text(), m), m.fails
-
-
-def starter(slug: str) -> str:
-    return exercise(slug).starter.read_text()
-
-
-__all__ = ["Path", "LESSON", "cell", "wait_python", "set_code", "get_code", "press_in_editor", "wait_result",
-           "outcomes", "reference", "mutant_source", "starter", "exercise"]
+def failures(page, slug: str) -> str:
+    """What a check that did not pass said (rows that did not pass, the summary, the output), for assertion messages."""
+    c = cell(page, slug)
+    rows = c.locator('li[data-test]:not([data-outcome="passed"])')
+    lines = [rows.nth(i).inner_text().replace("\n", " ") for i in range(rows.count())]
+    return "\n".join([c.locator(".tl-summary").inner_text(), *lines, c.locator(".tl-output").inner_text()[:2000]])

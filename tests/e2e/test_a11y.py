@@ -1,13 +1,16 @@
-"""Accessibility and layout of every page, in real headless Chromium against the built site.
+"""Accessibility and layout, in real headless Chromium.
 
-- An axe-core audit (from node_modules, injected by Playwright: never a CDN) of every page of the site, in the
-  light and the dark palette, fails on any "serious" or "critical" violation. Pages are audited with saved work in
-  place (failed and passed tests, right and wrong answers, a prediction), so result rows, verdicts and the diff
-  are on screen and their colours are checked too.
+Over every page of the real site's nav (read from mkdocs.yml, so a new page is audited without naming it here):
+- An axe-core audit (from node_modules, injected by Playwright: never a CDN), in the light and the dark palette,
+  fails on any "serious" or "critical" violation. Pages are audited with saved work in place (failed and passed
+  tests, right and wrong answers, a prediction), so result rows, verdicts and the diff are on screen and their
+  colours are checked too.
 - At 390 CSS pixels wide no page scrolls sideways; wide tables, code and output scroll inside their own box,
   which the keyboard can reach.
+On the fixture course (the machinery):
 - Keyboard only: Tab reaches the code cell, typed code runs with Shift+Enter and is checked with Ctrl+Enter, the
   result is announced through live regions, and Escape then Tab leaves the editor for the next control.
+- The palette switch is remembered.
 """
 from __future__ import annotations
 
@@ -15,20 +18,42 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from conftest import SITE
-from e2e_helpers import LESSON, cell, outcomes, reference, wait_result
+from conftest import REPO, SITE, served
+from e2e_helpers import (FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, failures, fixture_modules, outcomes,
+                         page_with, reference, uri, wait_result)
 
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = sorted("" if p.parent == SITE else p.parent.relative_to(SITE).as_posix() + "/"
-               for p in SITE.rglob("index.html") if "assets" not in p.relative_to(SITE).parts) + ["404.html"]
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def nav_pages(config: Path) -> list[str]:
+    """The uri of every page in a MkDocs config's nav, in nav order."""
+    found: list[str] = []
+
+    def walk(item) -> None:
+        if isinstance(item, str) and item.endswith(".md"):
+            found.append(uri(item))
+        elif isinstance(item, dict):
+            for value in item.values():
+                walk(value)
+        elif isinstance(item, list):
+            for value in item:
+                walk(value)
+
+    walk(yaml.safe_load(config.read_text(encoding="utf-8"))["nav"])
+    return found
+
+
+PAGES = nav_pages(REPO / "mkdocs.yml") + ["404.html"]  # and the theme's page for a wrong address
 BLOCKING = ("serious", "critical")
 SCHEMES = {"light": "default", "dark": "slate"}
 
 
-def saved_work() -> dict[str, object]:
+def saved_work(site: Path) -> dict[str, object]:
     """Saved state shaped as the widgets store it, so every kind of result is on screen during the audit."""
-    index = json.loads((SITE / "assets" / "tl" / "exercises" / "index.json").read_text(encoding="utf-8"))
+    index = json.loads((site / "assets" / "tl" / "exercises" / "index.json").read_text(encoding="utf-8"))
     data: dict[str, object] = {}
     for n, entry in enumerate(index):
         slug, names = entry["slug"], entry["names"]
@@ -76,8 +101,8 @@ def report(violations: list[dict]) -> str:
 
 
 @pytest.fixture(scope="module")
-def work():
-    return saved_work()
+def work(site_url):
+    return saved_work(served(SITE))
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
@@ -103,7 +128,14 @@ SCROLLERS_JS = """() => {
         const reachable = el.tabIndex >= 0 || !!el.querySelector('a[href], button, input, [tabindex="0"], [contenteditable="true"]');
         boxes.push({box: el.tagName.toLowerCase() + '.' + [...el.classList].join('.'), reachable});
     }
-    return {page, boxes};
+    // A table wider than the content must sit in a box of its own that scrolls (the theme's scrollwrap).
+    const content = document.querySelector('.md-content').clientWidth;
+    const wideTables = [...document.querySelectorAll('.md-content table')]
+        .filter((t) => t.scrollWidth > content && !t.closest('[hidden], details:not([open])'))
+        .filter((t) => { const w = t.closest('.md-typeset__scrollwrap');
+                         return !w || w.scrollWidth <= w.clientWidth + 1; })
+        .map((t) => t.className || 'table');
+    return {page, boxes, wideTables};
 }"""
 
 
@@ -114,16 +146,41 @@ def test_phone_width(browser, context, site_url, work, path):
     page = context.new_page()
     page.set_viewport_size({"width": 390, "height": 844})
     open_page(page, site_url + path, work)
-    page.wait_for_timeout(100)  # one frame for the scroller repairs (web/src/a11y.js) after layout
-    found = page.evaluate(SCROLLERS_JS)
+    found = scrollers_after_repairs(page)
     (scroll_width, width) = found["page"]
     assert scroll_width <= width == 390, f"{path or '/'}: the page is {scroll_width} px wide on a 390 px screen"
     unreachable = [b["box"] for b in found["boxes"] if not b["reachable"]]
     assert unreachable == [], f"{path or '/'}: boxes that scroll sideways but not by keyboard: {unreachable}"
-    if path == "m07/rejection-sampling/":  # its catalogue is wider than a phone: it must scroll, inside its box
-        assert any("md-typeset__scrollwrap" in b["box"] for b in found["boxes"])
+    assert found["wideTables"] == [], f"{path or '/'}: tables wider than the page that do not scroll in a box"
     blocking = [v for v in audit(page) if v["impact"] in BLOCKING]
     assert not blocking, f"{path or '/'} (390 px):\n{report(blocking)}"
+
+
+def scrollers_after_repairs(page) -> dict:
+    """SCROLLERS_JS once the scroller repairs (web/src/a11y.js, on a ResizeObserver's next frame) have made every
+    overflowing box keyboard-reachable, or after 5 s, when the assertions say which box is not."""
+    try:
+        page.wait_for_function(f"() => ({SCROLLERS_JS})().boxes.every((b) => b.reachable)", timeout=5_000)
+    except PlaywrightTimeout:
+        pass
+    return page.evaluate(SCROLLERS_JS)
+
+
+def test_a_wide_catalogue_scrolls_in_its_own_box_on_a_phone(page, fixture_url):
+    """A module's test catalogue is wider than a phone: it scrolls inside the theme's box around the table, which
+    the keyboard reaches (a named region), and the page itself does not scroll sideways."""
+    base, _ = fixture_modules()
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, fixture_url + uri(base.page))
+    found = scrollers_after_repairs(page)
+    assert found["page"][0] <= found["page"][1] == 390
+    wrap = page.locator(f'.tl-catalogue[data-exercise="{base.slug}"] .md-typeset__scrollwrap')
+    assert wrap.evaluate("(w) => w.scrollWidth > w.clientWidth + 1"), "the catalogue fits a phone: nothing tested"
+    assert (wrap.get_attribute("tabindex"), wrap.get_attribute("role")) == ("0", "region")
+    assert "scrolls sideways" in wrap.get_attribute("aria-label")
+    wrap.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(w) => w.scrollLeft > 0", arg=wrap.element_handle(), timeout=5_000)
 
 
 def focused(page) -> str:
@@ -142,11 +199,11 @@ def wait_checks(page, n: int) -> None:
     page.wait_for_function("(n) => window.tlChecks === n", arg=n, timeout=90_000)
 
 
-def test_keyboard_only_code_cell(page, site_url):
+def test_keyboard_only_code_cell(page, fixture_url):
     """Tab to the editor, type, Shift+Enter runs, Ctrl+Enter checks (announced in a live region), and Escape then
     Tab leaves the editor for the next control, as the hint beside every editor says."""
-    slug = "e7-3"
-    page.goto(site_url + LESSON)
+    slug = LESSON_EX.slug
+    page.goto(fixture_url + LESSON)
     presses = 0
     while focused(page) != f"editor:{slug}":
         assert presses < 200, f"Tab never reached the editor of {slug}; focus is on {focused(page)}"
@@ -161,13 +218,13 @@ def test_keyboard_only_code_cell(page, site_url):
     assert cell(page, slug).locator(".tl-output").inner_text().strip() == "42"
 
     page.keyboard.press("Control+a")
-    page.keyboard.insert_text(reference(slug))
+    page.keyboard.insert_text(reference(FIXTURE, slug))
     count_checks(page)
     page.keyboard.press("Control+Enter")
     summary = cell(page, slug).locator(".tl-summary")
     assert (summary.get_attribute("role"), summary.get_attribute("aria-live")) == ("status", "polite")
     wait_checks(page, 1)
-    assert wait_result(page, slug) == "passed"
+    assert wait_result(page, slug) == "passed", failures(page, slug)
     assert summary.inner_text() == f"All {len(outcomes(page, slug))} tests pass."
     # Each row says its outcome in words to a screen reader; the ✓ mark is hidden from it.
     row = cell(page, slug).locator("li[data-test]").first
@@ -184,15 +241,15 @@ def test_keyboard_only_code_cell(page, site_url):
     assert focused(page) == "button.md-button.tl-check.md-button--primary"
     page.keyboard.press("Enter")  # a button works from the keyboard too: the check runs again
     wait_checks(page, 2)
-    assert wait_result(page, slug) == "passed"
+    assert wait_result(page, slug) == "passed", failures(page, slug)
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Shift+Tab")
     assert focused(page) == f"editor:{slug}", "Shift+Tab goes back into the editor"
 
 
-def test_palette_toggle_is_remembered(page, site_url):
+def test_palette_toggle_is_remembered(page, fixture_url):
     """Material's palette switch stores the choice (`__palette`); the page comes back in the dark palette."""
-    page.goto(site_url + "modules/")
+    page.goto(fixture_url + page_with(FIXTURE_DOCS, "/// module-map"))
     assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
     page.locator('label[title="Switch to the dark palette"]').click()
     assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"

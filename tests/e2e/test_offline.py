@@ -1,15 +1,17 @@
-"""Offline use and updates, through the service worker, against a private copy of the built site."""
+"""Offline use and updates, through the service worker, against a private copy of the built fixture site."""
 import shutil
 
 import pytest
+import yaml
 
-from conftest import SITE
-from e2e_helpers import LESSON, cell, reference, set_code, wait_python, wait_result
+from conftest import FIXTURE_SITE, served
+from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, cell, failures, reference, set_code, wait_python, wait_result)
 from tools import offline
 from tools.serve import Handler, start_in_thread
 
 pytestmark = pytest.mark.scenario
-SLUG = "e7-3"
+SLUG = LESSON_EX.slug
+FIXTURE_SITE_NAME = yaml.safe_load((FIXTURE.parent / "mkdocs.yml").read_text())["site_name"]
 
 
 class LoggingHandler(Handler):
@@ -23,10 +25,11 @@ class LoggingHandler(Handler):
 
 
 @pytest.fixture()
-def private_site(tmp_path):
-    """A copy of the site on its own server, which a test may stop or change."""
+def private_site(tmp_path, fixture_url):
+    """A copy of the fixture site on its own server, which a test may stop or change (copied from the session's
+    copy, which `fixture_url` makes)."""
     root = tmp_path / "site"
-    shutil.copytree(SITE, root)
+    shutil.copytree(served(FIXTURE_SITE), root)
     handler = type("Logging", (LoggingHandler,), {"log": []})
     server, url = start_in_thread(root, base=handler)
     server.log = handler.log
@@ -60,18 +63,18 @@ def test_the_site_works_offline_after_one_visit(page, private_site):
     server.server_close()  # the host is gone: only the service worker's cache remains
 
     page.goto(url)  # another page than the one visited, also from the cache
-    assert "tinyllm" in page.title()
+    assert FIXTURE_SITE_NAME in page.title()
     page.goto(url + LESSON)
     assert page.evaluate("crossOriginIsolated") is True  # isolation comes from the service worker's headers
     wait_python(page, SLUG)
-    set_code(page, SLUG, reference(SLUG))
+    set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
-    assert wait_result(page, SLUG) == "passed"
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
 
 
 def publish_new_version(root) -> str:
     """Change the lesson page and rebuild sw.js, as a redeploy of the site would; returns the new version."""
-    lesson = root / "e7" / "rejection-correction" / "index.html"
+    lesson = root / LESSON / "index.html"
     lesson.write_text(lesson.read_text().replace("<h1", '<p id="tl-new-version">new</p><h1', 1))
     return offline.write(root)
 

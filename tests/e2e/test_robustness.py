@@ -2,6 +2,7 @@
 
 Each test is one scenario (marked `scenario`); the run ends with a count of scenarios and their outcomes.
 The runaway scenarios share one page per isolation mode, the way a learner would keep working on one page.
+All of them run on the fixture course's lesson (tests/fixtures/course): they test the machinery, not content.
 """
 import json
 import time
@@ -10,10 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import CHROMIUM_ARGS, Recorder  # noqa: F401 - Recorder used by the shared fixture
-from e2e_helpers import LESSON, cell, get_code, outcomes, reference, set_code, starter, wait_python, wait_result
+from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, PROGRESS, answer, answer_text, cell, failures, get_code,
+                         outcomes, reference, set_code, starter, wait_python, wait_result, wait_saved)
 
 pytestmark = pytest.mark.scenario
-SLUG = "e7-3"
+SLUG = LESSON_EX.slug
+PROMPT = LESSON_EX.prompts[0]
 
 
 def run_code(page, code: str, button: str = "run", timeout: int = 90_000) -> str:
@@ -33,13 +36,13 @@ def still_works(page) -> None:
 
 
 @pytest.fixture(scope="module", params=["plain", "isolated"])
-def shared_page(request, browser, site_url, isolated_url):
+def shared_page(request, browser, fixture_url, fixture_isolated_url):
     recorder = Recorder()
     context = browser.new_context()
     context.on("request", lambda r: recorder.requests.append(r.url))
     page = context.new_page()
     page.on("pageerror", lambda e: recorder.errors.append(str(e)))
-    page.goto((isolated_url if request.param == "isolated" else site_url) + LESSON)
+    page.goto((fixture_isolated_url if request.param == "isolated" else fixture_url) + LESSON)
     assert page.evaluate("crossOriginIsolated") is (request.param == "isolated")
     wait_python(page, SLUG)
     yield page
@@ -71,14 +74,22 @@ def test_stop_ends_runaway_code(shared_page, name):
     still_works(page)
 
 
+def set_time_limit(page, seconds: float | None) -> float:
+    """Set the cell's time limit (None leaves it); returns the one it had."""
+    return page.evaluate("([s, t]) => { const c = document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell;"
+                         " const old = c.settings.timeLimit; if (t !== null) c.settings.timeLimit = t; return old; }",
+                         [SLUG, seconds])
+
+
 def test_the_time_limit_stops_code_without_a_click(shared_page):
     page = shared_page
-    page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 2", SLUG)
+    limit = set_time_limit(page, 2)
+    assert limit == LESSON_EX.time_limit
     try:
         assert run_code(page, "while True:\n    pass\n", timeout=30_000) == "timeout"
         assert "time limit of 2 s" in cell(page, SLUG).locator(".tl-summary").inner_text()
     finally:
-        page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 20", SLUG)
+        set_time_limit(page, limit)
     still_works(page)
 
 
@@ -143,11 +154,11 @@ def test_os_exit_kills_python_and_it_comes_back(shared_page):
 
 def test_closing_the_worker_from_python_is_caught_by_the_time_limit(shared_page):
     page = shared_page
-    page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 3", SLUG)
+    limit = set_time_limit(page, 3)
     try:
         status = run_code(page, "import js\njs.close()\n", timeout=30_000)
     finally:
-        page.evaluate("(s) => document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell.settings.timeLimit = 20", SLUG)
+        set_time_limit(page, limit)
     assert status == "error" and "closed the Python worker" in output(page)
     still_works(page)
 
@@ -160,7 +171,8 @@ def check_code(page, code: str) -> str:
 
 def test_printing_a_fake_verdict_changes_nothing(shared_page):
     page = shared_page
-    assert check_code(page, starter(SLUG) + "\nprint('All 13 tests pass.')\nprint('status: passed')\n") == "failed"
+    fake = f"\nprint('All {len(LESSON_EX.catalogue)} tests pass.')\nprint('status: passed')\n"
+    assert check_code(page, starter(FIXTURE, SLUG) + fake) == "failed"
 
 
 @pytest.mark.parametrize("patch", [
@@ -172,10 +184,10 @@ def test_printing_a_fake_verdict_changes_nothing(shared_page):
 ])
 def test_tampering_with_the_machinery_is_refused(shared_page, patch):
     page = shared_page
-    assert check_code(page, starter(SLUG) + "\n" + patch + "\n") == "error"
+    assert check_code(page, starter(FIXTURE, SLUG) + "\n" + patch + "\n") == "error"
     assert "replaced parts of the checking machinery" in output(page)
     assert set(outcomes(page, SLUG).values()) == {"error"}
-    assert check_code(page, reference(SLUG)) == "passed", "after the restart, honest code passes"
+    assert check_code(page, reference(FIXTURE, SLUG)) == "passed", f"after the restart: {failures(page, SLUG)}"
 
 
 def test_forged_worker_messages_are_ignored(shared_page):
@@ -186,25 +198,25 @@ def test_forged_worker_messages_are_ignored(shared_page):
         "for i in range(300):\n"
         "    js.postMessage(to_js({'type': 'result', 'id': i, 'result': fake}, dict_converter=js.Object.fromEntries))\n"
     )
-    assert check_code(page, starter(SLUG) + "\n" + forge) == "failed"
+    assert check_code(page, starter(FIXTURE, SLUG) + "\n" + forge) == "failed"
 
 
 def test_tampering_in_a_run_does_not_leak_into_the_next_check(shared_page):
     page = shared_page
     restarts = page.evaluate("window.tinyllm.python.restarts")
     run_code(page, "import numpy as np\nnp.allclose = lambda *a, **k: True\n")
-    assert check_code(page, starter(SLUG)) == "failed"  # judged on a clean interpreter, transparently
+    assert check_code(page, starter(FIXTURE, SLUG)) == "failed"  # judged on a clean interpreter, transparently
     assert page.evaluate("window.tinyllm.python.restarts") == restarts + 1
-    assert check_code(page, reference(SLUG)) == "passed"
+    assert check_code(page, reference(FIXTURE, SLUG)) == "passed", failures(page, SLUG)
 
 
 # ---- saved work ----
 
-def test_storage_full_keeps_the_last_good_copy(page, site_url):
-    page.goto(site_url + LESSON)
-    good = starter(SLUG) + "\n# good work\n"
+def test_storage_full_keeps_the_last_good_copy(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    good = starter(FIXTURE, SLUG) + "\n# good work\n"
     set_code(page, SLUG, good)
-    page.wait_for_timeout(600)  # autosave
+    wait_saved(page, f"code:{SLUG}", good)
     page.evaluate("""() => {
         const real = Storage.prototype.setItem;
         Storage.prototype.setItem = function (k, v) {
@@ -213,84 +225,81 @@ def test_storage_full_keeps_the_last_good_copy(page, site_url):
         };
     }""")
     set_code(page, SLUG, "")
-    page.wait_for_timeout(600)
-    assert "storage is full" in page.locator(".tl-notices").inner_text()
+    expect(page.locator(".tl-notices")).to_contain_text("storage is full")  # the autosave was refused
     assert get_code(page, SLUG) == ""
     page.reload()
     assert get_code(page, SLUG) == good, "an empty editor never overwrote the saved work"
 
 
-def test_no_storage_at_all(page, site_url, recorder):
+def test_no_storage_at_all(page, fixture_url, recorder):
     # mkdocs-material's own scripts read localStorage too and throw; the lesson's widgets must not.
     recorder.expected_errors.append("denied")
     page.add_init_script("""Object.defineProperty(window, 'localStorage', {
         get() { throw new DOMException('denied', 'SecurityError'); } });""")
-    page.goto(site_url + LESSON)
+    page.goto(fixture_url + LESSON)
     assert "not letting the page save" in page.locator(".tl-notices").inner_text()
-    box = page.locator('.tl-numeric[data-prompt="residual"]')
-    box.locator("input").fill("1, 0, 0")
-    box.locator("button[type=submit]").click()
-    assert box.get_attribute("data-verdict") == "correct"
+    verdict, _ = answer(page, PROMPT.id, answer_text(PROMPT.answer))
+    assert verdict == "correct"
     wait_python(page, SLUG)
-    set_code(page, SLUG, reference(SLUG))
+    set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
-    assert wait_result(page, SLUG) == "passed"
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
 
 
-def test_data_of_an_older_version_is_left_alone(page, site_url):
-    page.goto(site_url + LESSON)
-    page.evaluate("() => localStorage.setItem('tinyllm:v0:code:e7-3', JSON.stringify('old format'))")
+def test_data_of_an_older_version_is_left_alone(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    page.evaluate("(slug) => localStorage.setItem(`tinyllm:v0:code:${slug}`, JSON.stringify('old format'))", SLUG)
     page.reload()
     assert "another version" in page.locator(".tl-notices").inner_text()
-    assert get_code(page, SLUG) == starter(SLUG)
-    assert page.evaluate("() => localStorage.getItem('tinyllm:v0:code:e7-3')") == json.dumps("old format")
+    assert get_code(page, SLUG) == starter(FIXTURE, SLUG)
+    assert page.evaluate("(slug) => localStorage.getItem(`tinyllm:v0:code:${slug}`)", SLUG) == json.dumps("old format")
 
 
-def test_two_tabs_do_not_silently_overwrite_each_other(context, site_url):
+def test_two_tabs_do_not_silently_overwrite_each_other(context, fixture_url):
     one, two = context.new_page(), context.new_page()
-    one.goto(site_url + LESSON)
-    two.goto(site_url + LESSON)
-    mine_one = starter(SLUG) + "\n# tab one\n"
+    one.goto(fixture_url + LESSON)
+    two.goto(fixture_url + LESSON)
+    mine_one = starter(FIXTURE, SLUG) + "\n# tab one\n"
     set_code(one, SLUG, mine_one)
     bar = cell(two, SLUG).locator(".tl-conflict")
     bar.wait_for(state="visible", timeout=10_000)
-    mine_two = starter(SLUG) + "\n# tab two\n"
+    mine_two = starter(FIXTURE, SLUG) + "\n# tab two\n"
     set_code(two, SLUG, mine_two)
-    two.wait_for_timeout(600)
-    saved = json.loads(one.evaluate("() => localStorage.getItem('tinyllm:v1:code:e7-3')"))["code"]
+    wait_saved(two, f"draft:{SLUG}", mine_two)
+    saved = json.loads(one.evaluate("(slug) => localStorage.getItem(`tinyllm:v1:code:${slug}`)", SLUG))["code"]
     assert saved == mine_one, "tab two's edits went to a draft, not over tab one's work"
     bar.get_by_role("button", name="Keep this version").click()
-    saved = json.loads(one.evaluate("() => localStorage.getItem('tinyllm:v1:code:e7-3')"))["code"]
+    saved = json.loads(one.evaluate("(slug) => localStorage.getItem(`tinyllm:v1:code:${slug}`)", SLUG))["code"]
     assert saved == mine_two
     cell(one, SLUG).locator(".tl-conflict").wait_for(state="visible", timeout=10_000)
 
 
-def test_export_and_import_progress(page, site_url, tmp_path):
-    page.goto(site_url + LESSON)
-    box = page.locator('.tl-numeric[data-prompt="residual"]')
-    box.locator("input").fill("1, 0, 0")
-    box.locator("button[type=submit]").click()
-    set_code(page, SLUG, starter(SLUG) + "\n# exported\n")
-    page.wait_for_timeout(600)
-    page.goto(site_url + "progress/")
-    row = page.locator('tr[data-exercise="e7-3"]')
-    expect(row.locator('li[data-prompt="residual"]')).to_have_attribute("data-state", "correct")
+def test_export_and_import_progress(page, fixture_url, tmp_path):
+    page.goto(fixture_url + LESSON)
+    answer(page, PROMPT.id, answer_text(PROMPT.answer))
+    exported = starter(FIXTURE, SLUG) + "\n# exported\n"
+    set_code(page, SLUG, exported)
+    wait_saved(page, f"code:{SLUG}", exported)
+    page.goto(fixture_url + PROGRESS)
+    row = page.locator(f'tr[data-exercise="{SLUG}"]')
+    item = row.locator(f'li[data-prompt="{PROMPT.id}"]')
+    expect(item).to_have_attribute("data-state", "correct")
     with page.expect_download() as download:
         page.get_by_role("button", name="Export progress to a file").click()
     path = tmp_path / "progress.json"
     download.value.save_as(path)
     dump = json.loads(path.read_text())
-    assert dump["format"] == "tinyllm-progress" and "prompt:e7-3/residual" in dump["data"]
+    assert dump["format"] == "tinyllm-progress" and f"prompt:{SLUG}/{PROMPT.id}" in dump["data"]
 
     page.get_by_role("button", name="Reset all progress…").click()
     page.get_by_role("button", name="Yes, erase everything").click()
-    expect(row.locator('li[data-prompt="residual"]')).to_have_attribute("data-state", "unanswered")
+    expect(item).to_have_attribute("data-state", "unanswered")
     bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
+    bad.write_text("{not json}")
     page.locator(".tl-import input").set_input_files(bad)
-    expect(page.locator(".tl-progress-status")).to_contain_text("not valid JSON")
+    expect(page.locator(".tl-progress-status")).to_contain_text("Nothing was imported: the file is not valid JSON")
     page.locator(".tl-import input").set_input_files(path)
     expect(page.locator(".tl-progress-status")).to_contain_text("Imported")
-    expect(row.locator('li[data-prompt="residual"]')).to_have_attribute("data-state", "correct")
-    page.goto(site_url + LESSON)
-    assert get_code(page, SLUG).endswith("# exported\n")
+    expect(item).to_have_attribute("data-state", "correct")
+    page.goto(fixture_url + LESSON)
+    assert get_code(page, SLUG) == exported

@@ -1,0 +1,251 @@
+"""A lesson page's machinery in real headless Chromium, on the fixture course's lesson: numeric prompts, predict
+first, the code cell (Check, Run, Stop, errors at the learner's lines), the example cells, saved work.
+
+Everything the tests type or expect comes from the fixture lesson's manifest, so the tests say what the
+machinery does with any lesson's data.
+"""
+import re
+import subprocess
+import sys
+
+from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, answer, answer_text, cell, failures, get_code, mutant_source,
+                         outcomes, press_in_editor, reference, set_code, starter, wait_python, wait_result)
+
+SLUG = LESSON_EX.slug
+LIST = next(p for p in LESSON_EX.prompts if len(p.answer) > 1 and p.feedback)    # normalised = [0.25, 0.25, 0.5]
+NUMBER = next(p for p in LESSON_EX.prompts if len(p.answer) == 1 and p.feedback)  # mean = 5
+PREDICT = next(c for c in LESSON_EX.choices if c.kind == "predict")
+CHECK = next(c for c in LESSON_EX.choices if c.shows_prediction == PREDICT.id)
+
+
+def right(choice):
+    return next(o for o in choice.options if o.correct)
+
+
+def wrong(choice):
+    return next(o for o in choice.options if not o.correct)
+
+
+def test_numeric_prompts_right_and_wrong(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    verdict, message = answer(page, LIST.id, answer_text(LIST.feedback[0].answer))
+    assert verdict == "incorrect" and LIST.feedback[0].message in message  # a known mistake: its own feedback
+    off = list(LIST.answer)
+    off[1] += 0.125
+    verdict, message = answer(page, LIST.id, answer_text(tuple(off)))
+    assert verdict == "incorrect" and "#2" in message and "#1" not in message  # says which entry is off
+    verdict, message = answer(page, LIST.id, "[" + " ".join(f"{v:g}" for v in LIST.answer) + "]")
+    assert verdict == "correct"
+    assert page.locator(f'.tl-numeric[data-prompt="{LIST.id}"] .tl-explain').is_visible()
+
+    (value,) = NUMBER.answer
+    verdict, message = answer(page, NUMBER.id, answer_text(NUMBER.feedback[0].answer))
+    assert verdict == "incorrect" and NUMBER.feedback[0].message in message
+    verdict, message = answer(page, NUMBER.id, "banana")
+    assert verdict == "incorrect" and "not a number" in message  # unreadable: explained, verdict kept
+    verdict, _ = answer(page, NUMBER.id, f"{2 * value:g}/2")
+    assert verdict == "correct"
+
+
+def test_the_worked_answer_after_three_wrong_tries(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    (value,) = NUMBER.answer
+    explain = page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"] .tl-explain')
+    wrongs = [f"{value + 0.5:g}", f"{value + 1.5:g}".replace(".", ","), f"{100 * value + 7:g}%"]
+    for typed in wrongs:  # a plain number, a decimal comma and a percentage, all read and all wrong
+        assert not explain.is_visible()
+        verdict, _ = answer(page, NUMBER.id, typed)
+        assert verdict == "incorrect", typed
+    assert explain.is_visible(), "the worked answer appears after three wrong tries"
+    assert f"{value:g}" in explain.inner_text()
+    verdict, _ = answer(page, NUMBER.id, f"{value:.1f}".replace(".", ","))
+    assert verdict == "correct"
+
+
+def test_worked_answer_on_request_and_bad_input(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    box = page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"]')
+    for bad, words in (("", "Type an answer"), ("NaN", "not a finite"), ("1e309", "too large"),
+                       ("9" * 1000, "characters"), ("<script>alert(1)</script>", "not a number")):
+        box.locator("input").fill(bad)
+        box.locator("button[type=submit]").click()
+        assert words in box.locator(".tl-feedback").inner_text()
+        assert box.get_attribute("data-verdict") is None
+    assert box.locator(".tl-feedback script").count() == 0  # shown as text, never as HTML
+    box.get_by_role("button", name="Show the worked answer").click()
+    assert box.locator(".tl-explain").is_visible()
+
+
+def test_predict_first_gates_the_explanation(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    body = page.locator(f'.tl-reveal[data-after="{PREDICT.id}"] .tl-reveal-body')
+    assert not body.is_visible()
+    predict = page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]')
+    mine, other = PREDICT.options[0].key, PREDICT.options[1].key
+    predict.locator(f'.tl-option[data-key="{mine}"]').click()
+    assert body.is_visible()
+    assert predict.get_attribute("data-verdict") == "committed"
+    assert predict.locator(f'.tl-option[data-key="{other}"]').is_disabled()  # a prediction is committed once
+    assert predict.locator(f'.tl-option[data-key="{mine}"]').get_attribute("aria-pressed") == "true"
+
+    check = page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]')
+    assert f"you predicted: {mine}" in check.locator(".tl-predicted").inner_text()
+    check.locator(f'.tl-option[data-key="{wrong(CHECK).key}"]').click()
+    assert check.get_attribute("data-verdict") == "incorrect"
+    assert wrong(CHECK).feedback in check.locator(".tl-feedback").inner_text()
+    check.locator(f'.tl-option[data-key="{right(CHECK).key}"]').click()
+    assert check.get_attribute("data-verdict") == "correct"
+
+
+def test_reference_passes_every_hidden_test_with_ctrl_enter(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    set_code(page, SLUG, reference(FIXTURE, SLUG))
+    press_in_editor(page, SLUG, "Control+Enter")  # pressed before Python is ready: queued, then checked
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+    got = outcomes(page, SLUG)
+    assert list(got) == LESSON_EX.test_names()
+    assert set(got.values()) == {"passed"}
+    assert cell(page, SLUG).locator(".tl-summary").inner_text() == f"All {len(got)} tests pass."
+    # The catalogue rows show names and outcomes, never the test source.
+    assert "def test_" not in cell(page, SLUG).inner_text()
+
+
+def edited(source: str, find: str, replace: str) -> str:
+    assert source.count(find) == 1, f"the fixture's reference no longer has {find!r} once"
+    return source.replace(find, replace)
+
+
+def test_mutants_fail_their_named_tests_and_errors_point_at_learner_lines(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    assert LESSON_EX.mutants
+    for m in LESSON_EX.mutants:
+        source, fails = mutant_source(FIXTURE, SLUG, m.name)
+        set_code(page, SLUG, source)
+        cell(page, SLUG).locator("button.tl-check").click()
+        assert wait_result(page, SLUG) == "failed", m.name
+        assert outcomes(page, SLUG)[fails] in ("failed", "error"), m.name
+
+    learner_file = LESSON_EX.import_path  # fixture/lessons/stats.py
+    broken = edited(reference(FIXTURE, SLUG), "    return p / p.sum()\n", "    return p / p.sum() +\n")
+    line = broken.splitlines().index("    return p / p.sum() +") + 1
+    set_code(page, SLUG, broken)
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "error"
+    out = cell(page, SLUG).locator(".tl-output").inner_text()
+    assert f"line {line}" in out and learner_file.rsplit("/", 1)[1] in out and "SyntaxError" in out
+    assert "checker" not in out and "_pytest" not in out
+
+    crash = edited(reference(FIXTURE, SLUG), "xs.sum() / len(xs)", "undefined_name / len(xs)")
+    set_code(page, SLUG, crash)
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "failed"
+    errors = cell(page, SLUG).locator('li[data-test][data-outcome="error"]')
+    assert errors.count() >= 1, "the tests calling the crashing function report an error"
+    line = next(i for i, text in enumerate(crash.splitlines(), 1) if "undefined_name" in text)
+    assert re.search(rf"NameError.*line {line} of {re.escape(learner_file)}", errors.first.inner_text())
+
+
+def _stop_and_recover(page, slug):
+    set_code(page, slug, "def normalise(p):\n    while True:\n        pass\n\nnormalise(1)\n")
+    cell(page, slug).locator("button.tl-check").click()
+    page.wait_for_selector(f'.tl-cell[data-exercise="{slug}"][data-state="running"]')
+    page.wait_for_timeout(1500)  # let it spin inside Python (a check streams nothing to wait for)
+    cell(page, slug).locator("button.tl-stop").click()
+    assert wait_result(page, slug, timeout=30_000) == "stopped"
+    assert "while True" in get_code(page, slug), "a stop never loses the learner's code"
+    set_code(page, slug, reference(FIXTURE, slug))
+    cell(page, slug).locator("button.tl-check").click()
+    assert wait_result(page, slug) == "passed", failures(page, slug)
+
+
+def test_stop_an_infinite_loop_without_isolation(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    assert page.evaluate("crossOriginIsolated") is False
+    wait_python(page, SLUG)
+    _stop_and_recover(page, SLUG)
+    assert page.evaluate("window.tinyllm.python.restarts") == 1  # a fresh worker replaced the stuck one
+
+
+def test_stop_an_infinite_loop_with_isolation(page, fixture_isolated_url):
+    page.goto(fixture_isolated_url + LESSON)
+    assert page.evaluate("crossOriginIsolated") is True
+    wait_python(page, SLUG)
+    _stop_and_recover(page, SLUG)
+    assert page.evaluate("window.tinyllm.python.restarts") == 0  # interrupted in place, nothing reloaded
+
+
+def test_run_typed_code_and_the_example_cells(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG, "numpy")
+    editor = cell(page, SLUG).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("import numpy as np\nprint(np.array([1, 2]).sum() * 21)\n")
+    page.keyboard.press("Shift+Enter")
+    assert wait_result(page, SLUG) == "ok"
+    assert cell(page, SLUG).locator(".tl-output").inner_text().strip() == "63"
+    set_code(page, SLUG, "print('<b>bold</b><script>alert(1)</script>')")
+    cell(page, SLUG).locator("button.tl-run").click()
+    wait_result(page, SLUG)
+    output = cell(page, SLUG).locator(".tl-output")
+    assert output.inner_text().strip() == "<b>bold</b><script>alert(1)</script>"
+    assert output.locator("b, script").count() == 0
+
+    # Every example cell (the lesson's own and the one of the chapter's shared section) prints in the browser
+    # what its code prints on CPython.
+    examples = page.locator('.tl-cell[data-kind="example"]')
+    assert examples.count() >= 2
+    for i in range(examples.count()):
+        example = examples.nth(i)
+        code = page.evaluate("(el) => JSON.parse(el.querySelector('script.tl-data').textContent).code",
+                             example.element_handle())
+        expected = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        example.locator("button.tl-run").click()
+        page.wait_for_function("(el) => el.dataset.state === 'idle' && el.dataset.status === 'ok'",
+                               arg=example.element_handle(), timeout=60_000)
+        assert example.locator(".tl-output").inner_text().strip() == expected.strip(), code
+
+
+def test_everything_survives_a_reload(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    mine_list = answer_text(LIST.answer)
+    answer(page, LIST.id, mine_list)
+    answer(page, NUMBER.id, answer_text(NUMBER.feedback[0].answer))
+    page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"] .tl-option[data-key="{PREDICT.options[1].key}"]').click()
+    page.locator(f'.tl-choice[data-prompt="{CHECK.id}"] .tl-option[data-key="{right(CHECK).key}"]').click()
+    mine = reference(FIXTURE, SLUG) + "\n# my own note\n"
+    set_code(page, SLUG, mine)
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+
+    page.reload()
+    assert page.locator(f'.tl-numeric[data-prompt="{LIST.id}"]').get_attribute("data-verdict") == "correct"
+    assert page.locator(f'.tl-numeric[data-prompt="{LIST.id}"] input').input_value() == mine_list
+    wrong_box = page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"]')
+    assert wrong_box.get_attribute("data-verdict") == "incorrect"
+    assert NUMBER.feedback[0].message in wrong_box.locator(".tl-feedback").inner_text()
+    assert page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]').get_attribute("data-verdict") == "committed"
+    assert page.locator(f'.tl-reveal[data-after="{PREDICT.id}"] .tl-reveal-body').is_visible()
+    assert page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]').get_attribute("data-verdict") == "correct"
+    assert get_code(page, SLUG) == mine
+    assert set(outcomes(page, SLUG).values()) == {"passed"}
+    assert cell(page, SLUG).locator(".tl-summary").inner_text().startswith("Last check: All")
+
+    cell(page, SLUG).locator("button.tl-reset").click()
+    assert get_code(page, SLUG) == starter(FIXTURE, SLUG)
+    page.reload()
+    assert get_code(page, SLUG) == starter(FIXTURE, SLUG)
+
+
+def test_corrupt_saved_data_is_reset_with_a_notice(page, fixture_url):
+    page.goto(fixture_url + LESSON)
+    page.evaluate("""([slug, prompt]) => {
+        localStorage.setItem(`tinyllm:v1:code:${slug}`, '{not json');
+        localStorage.setItem(`tinyllm:v1:prompt:${slug}/${prompt}`, '}}}');
+    }""", [SLUG, LIST.id])
+    page.reload()
+    assert "unreadable" in page.locator(".tl-notices").inner_text()
+    assert get_code(page, SLUG) == starter(FIXTURE, SLUG)
+    verdict, _ = answer(page, LIST.id, answer_text(LIST.answer))
+    assert verdict == "correct"
