@@ -1,6 +1,7 @@
 """Accessibility and layout, in real headless Chromium.
 
-Over every page of the real site's nav (read from mkdocs.yml, so a new page is audited without naming it here):
+Over every page of the real site (mkdocs.yml's nav, and any exercise or chapter page outside it, so a new page is
+audited without naming it here):
 - An axe-core audit (from node_modules, injected by Playwright: never a CDN), in the light and the dark palette,
   fails on any "serious" or "critical" violation. Pages are audited with saved work in place (failed and passed
   tests, right and wrong answers, a prediction), so result rows, verdicts and the diff are on screen and their
@@ -22,8 +23,8 @@ import yaml
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import REPO, SITE, served
-from e2e_helpers import (FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, failures, fixture_modules, outcomes,
-                         page_with, reference, uri, wait_result)
+from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
+                         fixture_modules, outcomes, page_with, reference, uri, wait_result)
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -46,7 +47,15 @@ def nav_pages(config: Path) -> list[str]:
     return found
 
 
-PAGES = nav_pages(REPO / "mkdocs.yml") + ["404.html"]  # and the theme's page for a wrong address
+def site_pages() -> list[str]:
+    """Every page of the real site: its nav, then any exercise or chapter page reached only from a chapter
+    overview (the page checks allow a lesson outside the nav), then the theme's page for a wrong address."""
+    pages = nav_pages(REPO / "mkdocs.yml")
+    linked = [uri(e.page) for e in exercises(COURSE).values()] + [uri(c.page) for c in chapter_defs(COURSE).values()]
+    return pages + sorted(set(linked) - set(pages)) + ["404.html"]
+
+
+PAGES = site_pages()
 BLOCKING = ("serious", "critical")
 SCHEMES = {"light": "default", "dark": "slate"}
 
