@@ -372,7 +372,7 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
             record.save()
         except ProgressError as exc:
             say(f"warning: the pass could not be recorded: {exc}", file=sys.stderr)
-        say(f"\n{ex.id}: all {passed} tests passed. Recorded in {shown(record.path)}; `ol diff {ex.id}` now "
+        say(f"\n{ex.id}: {'the test' if passed == 1 else f'all {passed} tests'} passed. Recorded in {shown(record.path)}; `ol diff {ex.id}` now "
             f"shows your code against the reference.")
         return 0
     parts = [f"{passed} passed", f"{failed} failed"] + ([f"{errors} error" + "s" * (errors > 1)] if errors else [])

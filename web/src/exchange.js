@@ -54,10 +54,12 @@ export function parseDump(text) {
   let dump;
   try {
     dump = JSON.parse(text);
-  } catch {
-    const trimmed = String(text).trimEnd();
-    throw new Error(/[}\]]$/.test(trimmed) ? "the file is not valid JSON"
-      : "the file ends in the middle (it was cut short while saving or copying)");
+  } catch (err) {
+    // Cut short: the parser ran out of text (no position, or one at the very end), as checker/exchange.py decides.
+    const at = /position (\d+)/.exec(err.message);
+    const truncated = at ? Number(at[1]) >= String(text).trimEnd().length - 1 : /end of (JSON )?input/i.test(err.message);
+    throw new Error(truncated ? "the file ends in the middle (it was cut short while saving or copying)"
+      : "the file is not valid JSON");
   }
   checkDump(dump);
   return dump;

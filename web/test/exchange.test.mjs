@@ -17,6 +17,8 @@ test("a bad file is one sentence each", () => {
     ["", "the file is empty"],
     ['{"format": "tinyllm-progress", "version": "v1", "data": {"code:a": {"code": "x"', "the file ends in the middle (it was cut short while saving or copying)"],
     ["{not json}", "the file is not valid JSON"],
+    ["{not json", "the file is not valid JSON"],
+    ['{"format": "tinyllm-progress", "data": {"code:a": ', "the file ends in the middle (it was cut short while saving or copying)"],
     ['{"format": "x"}', "this file is not a tinyllm progress export"],
   ];
   for (const [text, message] of cases) assert.throws(() => parseDump(text), { message });
