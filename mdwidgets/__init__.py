@@ -360,11 +360,11 @@ class OlInstall(TLBlock):
         el = etree.SubElement(parent, "div", {"class": "tl-ol-install"})
         etree.SubElement(el, "p").text = ("Install it once, in any virtual environment with Python 3.11 or newer "
                                           "(numpy and pytest come from the usual package index):")
-        code = etree.SubElement(etree.SubElement(el, "pre"), "code", {"class": "tl-ol-command"})
-        code.text = AtomicString("pip install --extra-index-url ")
-        url = etree.SubElement(code, "span", {"class": "tl-site-root"})
-        url.text = AtomicString("https://<this site>/")
-        url.tail = AtomicString("simple/ tinyllm-ol")
+        # Stashed as HTML: a highlighter (pymdownx.highlight) re-renders every <pre><code> it finds in the tree,
+        # which would drop the class and the span the page fills in.
+        etree.SubElement(el, "div").text = self.md.htmlStash.store(
+            '<pre><code class="tl-ol-command">pip install --extra-index-url <span class="tl-site-root">'
+            'https://&lt;this site&gt;/</span>simple/ tinyllm-ol</code></pre>')
         self.body = etree.SubElement(el, "div", {"class": "tl-ol-body"})
         ex = self.exercise
         if ex is not None:

@@ -105,11 +105,15 @@ def parse(html: str) -> Node:
     return builder.root
 
 
-def convert(text: str, exercises: Path = FIXTURE) -> str:
+def convert(text: str, exercises: Path = FIXTURE, highlight: bool = False) -> str:
+    """`highlight`: with the site's code highlighter too, which re-renders every <pre><code> in the tree."""
     text = textwrap.dedent(text)
     mdwidgets.set_source(PAGE, text)
-    configs = {"pymdownx.arithmatex": {"generic": True}, "mdwidgets": {"exercises": str(exercises)}}
-    md = markdown.Markdown(extensions=["mdwidgets", "pymdownx.arithmatex", "tables"], extension_configs=configs)
+    configs = {"pymdownx.arithmatex": {"generic": True}, "mdwidgets": {"exercises": str(exercises)},
+               "pymdownx.highlight": {"use_pygments": True}}
+    extensions = ["mdwidgets", "pymdownx.arithmatex", "tables"]
+    extensions += ["pymdownx.highlight", "pymdownx.superfences"] if highlight else []
+    md = markdown.Markdown(extensions=extensions, extension_configs=configs)
     return md.convert(text)
 
 
@@ -332,8 +336,9 @@ def test_manifest_text_with_a_script_tag_stays_data(tmp_path):
 
 # --- ol-install --------------------------------------------------------------------------------------------------
 
-def test_ol_install_has_a_placeholder_the_page_fills_in_and_steps_for_an_exercise(lesson):
-    el = parse(convert("/// ol-install | T1.2\n///\n")).one("div", "tl-ol-install")
+@pytest.mark.parametrize("highlight", [False, True], ids=["plain", "highlighted"])
+def test_ol_install_has_a_placeholder_the_page_fills_in_and_steps_for_an_exercise(lesson, highlight):
+    el = parse(convert("/// ol-install | T1.2\n///\n", highlight=highlight)).one("div", "tl-ol-install")
     command = el.one("code", "tl-ol-command")
     assert command.text() == "pip install --extra-index-url https://<this site>/simple/ tinyllm-ol"
     assert command.one("span", "tl-site-root").text() == "https://<this site>/"
