@@ -21,6 +21,41 @@ WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py JUDGE_FILES)
 
 
+@dataclass(frozen=True)
+class OptionalPackage:
+    """A package the worker loads only when learner code imports it (matplotlib): Pyodide's `loadPackage` finds
+    the files through the lock file, in assets/pyodide/; they are not precached (tools/offline.py).
+
+    name:    the package's name in Pyodide's lock file, what the worker passes to loadPackage
+    imports: the top-level modules whose import asks for it (the lock file's `imports`)
+    files:   every file loadPackage fetches for it, its dependencies' too, minus what start-up has loaded already
+    bytes:   their total size, for the message while they load
+    """
+
+    name: str
+    imports: tuple[str, ...]
+    files: tuple[str, ...]
+    bytes: int = 0
+
+
+def dependency_closure(lock: dict, name: str) -> list[str]:
+    """`name` and every package it depends on in Pyodide's lock file (its `packages`), transitively, in the order
+    found. ValueError naming the package when the lock file lacks one."""
+    packages = lock["packages"]
+    found: list[str] = []
+    todo = [name]
+    while todo:
+        current = todo.pop(0)
+        if current in found:
+            continue
+        if current not in packages:
+            raise ValueError(f"{PYODIDE_LOCK}: no package {current!r}"
+                             + (f" (a dependency of {name})" if current != name else ""))
+        found.append(current)
+        todo.extend(packages[current].get("depends", []))
+    return found
+
+
 def numpy_pack(version: str) -> str:
     """The file name of numpy `version` repacked with its bytecode (tools/numpy_archive.mjs)."""
     return f"numpy-{version}-tl.pack"
@@ -36,6 +71,7 @@ class WheelsList:
     snapshot:    the memory snapshot (an LZ4 container, tools/pack.py)
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
+    optional:    packages loaded only when learner code imports them (OptionalPackage)
     """
 
     pyodide: str
@@ -43,6 +79,7 @@ class WheelsList:
     snapshot: str = ""
     numpy: str = ""
     wheels_pack: str = ""
+    optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
 
     def packed(self, *, snapshot: str, numpy: str, wheels_pack: str) -> WheelsList:
         """This list with the snapshot and the packs named."""
@@ -55,12 +92,23 @@ def read_wheels_list(assets: Path) -> WheelsList:
     if not isinstance(data, dict) or not isinstance(data.get("wheels"), list):
         raise ValueError(f"{assets / WHEELS_LIST}: no list of wheels")
     names = {k: str(data.get(k) or "") for k in ("snapshot", "numpy", "wheels_pack")}
-    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), **names)
+    optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
+    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), **names, optional=optional)
+
+
+def _optional(assets: Path, entry: object) -> OptionalPackage:
+    if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
+            and all(isinstance(entry.get(k), list) for k in ("imports", "files"))):
+        raise ValueError(f"{assets / WHEELS_LIST}: optional: malformed entry {entry!r}")
+    return OptionalPackage(entry["name"], tuple(map(str, entry["imports"])), tuple(map(str, entry["files"])),
+                           int(entry.get("bytes") or 0))
 
 
 def write_wheels_list(assets: Path, wheels: WheelsList) -> None:
     """Write `wheels` as the wheels list in `assets`; names the build did not make are left out."""
     data = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(wheels).items() if v or k == "wheels"}
+    if "optional" in data:
+        data["optional"] = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()} for o in data["optional"]]
     (assets / WHEELS_LIST).write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 

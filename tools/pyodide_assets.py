@@ -99,9 +99,42 @@ def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
     return target
 
 
+def distribution(wheel_file: str) -> str:
+    """The lock file's name of the package a wheel file holds: `python_dateutil-2.9.0-...` -> `python-dateutil`."""
+    return wheel_file.split("-", 1)[0].replace("_", "-").lower()
+
+
+def optional_package(lock: dict, name: str, loaded: set[str]) -> build_outputs.OptionalPackage:
+    """What the worker needs to load `name` on demand: its files and its dependencies' as Pyodide's lock file
+    names them, minus the packages start-up has loaded already (`loaded`: numpy, the judge's wheels), which the
+    worker tells loadPackage about. AssetError naming the package when the lock file lacks one."""
+    try:
+        closure = build_outputs.dependency_closure(lock, name)
+    except ValueError as exc:
+        raise AssetError(str(exc)) from None
+    packages = lock["packages"]
+    files = tuple(packages[p]["file_name"] for p in closure if p not in loaded)
+    return build_outputs.OptionalPackage(name, tuple(packages[name].get("imports") or [name]), files)
+
+
+def gather_optional(dest: Path, lock: dict, names: list[str], loaded: set[str],
+                    carrier: tuple[str, str]) -> tuple[build_outputs.OptionalPackage, ...]:
+    """Copy each optional package's files into `dest`, every one verified against the lock file's sha256."""
+    by_file = {p["file_name"]: p for p in lock["packages"].values()}
+    found = []
+    for name in names:
+        package = optional_package(lock, name, loaded)
+        size = 0
+        for file in package.files:
+            shutil.copyfile(obtain(file, by_file[file]["sha256"], carrier=carrier), dest / file)
+            size += (dest / file).stat().st_size
+        found.append(dataclasses.replace(package, bytes=size))
+    return tuple(found)
+
+
 def gather(dest: Path) -> build_outputs.WheelsList:
-    """Copy Pyodide's core, numpy and the judge's wheels into `dest`; write and return the wheels list
-    (tools/build_outputs.py), which tells the worker what to load."""
+    """Copy Pyodide's core, numpy, the judge's wheels and the optional packages (matplotlib) into `dest`; write
+    and return the wheels list (tools/build_outputs.py), which tells the worker what to load."""
     spec = tomllib.loads(SPEC.read_text(encoding="utf-8"))
     core = spec["pyodide"]
     pkg = NODE_PYODIDE / "package.json"
@@ -130,7 +163,9 @@ def gather(dest: Path) -> build_outputs.WheelsList:
         path = obtain(wheel["file"], wheel["sha256"], pip_requirement=f"{name}=={version}")
         shutil.copyfile(path, dest / wheel["file"])
         wheels.append(wheel["file"])
-    info = build_outputs.WheelsList(installed, tuple(wheels))
+    loaded = {"numpy", *map(distribution, wheels)}
+    optional = gather_optional(dest, lock, spec["optional"]["packages"], loaded, carrier)
+    info = build_outputs.WheelsList(installed, tuple(wheels), optional=optional)
     build_outputs.write_wheels_list(dest, info)
     return info
 

@@ -41,7 +41,10 @@ def test_both_sides_name_the_same_files():
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
         snapshot=build_outputs.SNAPSHOT, numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK),
-], ids=["wheels only", "with snapshot and packs"])
+    WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
+        "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
+        123),)),
+], ids=["wheels only", "with snapshot and packs", "with an optional package"])
 def test_what_python_writes_javascript_reads(tmp_path, written):
     build_outputs.write_wheels_list(tmp_path, written)
     assert build_outputs.read_wheels_list(tmp_path) == written
@@ -49,7 +52,9 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
     read = node(f"""import {{ readFileSync }} from "node:fs";
         console.log(JSON.stringify(outputs.readWheelsList(JSON.parse(readFileSync({path}, "utf8")))));""")
     assert read == {"pyodide": written.pyodide, "wheels": list(written.wheels), "snapshot": written.snapshot,
-                    "numpyPack": written.numpy, "wheelsPack": written.wheels_pack}
+                    "numpyPack": written.numpy, "wheelsPack": written.wheels_pack,
+                    "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
+                                 for o in written.optional]}
 
 
 @needs_node
@@ -76,3 +81,27 @@ def test_numpy_wheel_and_pack_names(tmp_path):
     (tmp_path / build_outputs.PYODIDE_LOCK).write_text(json.dumps(lock))
     assert build_outputs.numpy_wheel(tmp_path) == (lock["packages"]["numpy"]["file_name"], "2.0.2")
     assert build_outputs.numpy_pack("2.0.2") == "numpy-2.0.2-tl.pack"
+
+
+@needs_node
+@pytest.mark.parametrize("wheel", ["python_dateutil-2.9.0.post0-py2.py3-none-any.whl", "packaging-25.0-py3-none-any.whl",
+                                   "PyYAML-6.0-cp312-cp312-pyodide_2024_0_wasm32.whl"])
+def test_both_sides_name_a_wheels_package_alike(wheel):
+    from tools import pyodide_assets
+    assert node(f"console.log(JSON.stringify(outputs.distribution({json.dumps(wheel)})));") \
+        == pyodide_assets.distribution(wheel)
+
+
+def test_python_refuses_a_malformed_optional_package(tmp_path):
+    (tmp_path / build_outputs.WHEELS_LIST).write_text('{"wheels": [], "optional": [{"name": "matplotlib"}]}')
+    with pytest.raises(ValueError, match="optional: malformed entry"):
+        build_outputs.read_wheels_list(tmp_path)
+
+
+def test_the_dependency_closure_follows_the_lock_file_transitively():
+    lock = {"packages": {"a": {"depends": ["b", "c"]}, "b": {"depends": ["d"]}, "c": {"depends": ["d"]},
+                         "d": {"depends": []}, "unrelated": {"depends": []}}}
+    assert build_outputs.dependency_closure(lock, "a") == ["a", "b", "c", "d"]
+    lock["packages"]["b"]["depends"].append("missing")
+    with pytest.raises(ValueError, match="no package 'missing' \\(a dependency of a\\)"):
+        build_outputs.dependency_closure(lock, "a")

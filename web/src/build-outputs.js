@@ -20,9 +20,14 @@ export const OUTPUTS = Object.freeze({
 });
 
 /**
- * @typedef {{pyodide: string, wheels: string[], snapshot: string, numpyPack: string, wheelsPack: string}} WheelsList
+ * @typedef {{name: string, imports: string[], files: string[], bytes: number}} OptionalPackage
+ *   A package loaded only when learner code imports one of `imports` (matplotlib): `name` is what the worker
+ *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
+ *   loaded), `bytes` their size.
+ * @typedef {{pyodide: string, wheels: string[], snapshot: string, numpyPack: string, wheelsPack: string,
+ *   optional: OptionalPackage[]}} WheelsList
  *   `snapshot`, `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's
- *   wheels as one pack, replacing `wheels`) are "" when the build made none.
+ *   wheels as one pack, replacing `wheels`) are "" when the build made none; `optional` is [] when it has none.
  */
 
 /**
@@ -38,8 +43,26 @@ export function readWheelsList(data) {
   const name = (key) => (typeof data[key] === "string" ? data[key] : "");
   return {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: name("snapshot"), numpyPack: name("numpy"),
-    wheelsPack: name("wheels_pack"),
+    wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
   };
+}
+
+const strings = (v) => Array.isArray(v) && v.every((s) => typeof s === "string");
+
+function optionalPackage(entry) {
+  if (!entry || typeof entry.name !== "string" || !strings(entry.imports) || !strings(entry.files)) {
+    throw new Error(`${OUTPUTS.wheelsList}: optional: malformed entry ${JSON.stringify(entry)}`);
+  }
+  return { name: entry.name, imports: [...entry.imports], files: [...entry.files], bytes: Number(entry.bytes) || 0 };
+}
+
+/**
+ * The name Pyodide's lock file gives the package a wheel file holds (`python_dateutil-2.9.0-…` → `python-dateutil`),
+ * as tools/pyodide_assets.py `distribution` does.
+ * @param {string} wheelFile
+ */
+export function distribution(wheelFile) {
+  return wheelFile.split("-", 1)[0].replace(/_/g, "-").toLowerCase();
 }
 
 /**
