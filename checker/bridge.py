@@ -8,25 +8,66 @@ this makes sure the report of them is the real one. Standard library only; shipp
 """
 from __future__ import annotations
 
+import ast
 import json
 import site
 
-from . import integrity, judge
+from . import figures, integrity, judge
 
 WORKDIR = "/tmp/tl"  # where checks and runs write their files, in Pyodide's in-memory file system
 
 
 def run(code: str, filename: str, files_json: str, write, _run=judge.run, _dumps=json.dumps,
-        _loads=json.loads) -> str:
-    """The Run button: `judge.run` with its output streamed to `write` (a JavaScript function); a RunResult."""
-    return _dumps(_run(code, filename, files=_loads(files_json), workdir=WORKDIR, on_write=write))
+        _loads=json.loads, _collecting=figures.collecting) -> str:
+    """The Run button: `judge.run` with its output streamed to `write` (a JavaScript function); a RunResult,
+    with `figures` (checker/figures.py: the images and notes of what it drew, in order) when it drew any."""
+    result = None
+    try:
+        with _collecting() as drawn:
+            result = _run(code, filename, files=_loads(files_json), workdir=WORKDIR, on_write=write)
+    except KeyboardInterrupt:  # Stop while the figures left open were being drawn
+        result = {**(result or {"stdout": "", "traceback": ""}), "status": "timeout"}
+    items = drawn.result()
+    if items:
+        result["figures"] = items
+    return _dumps(result)
 
 
-def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads) -> str:
-    """The Check button: `judge.check` on a check request's tests, files, learner and names; a CheckResult."""
+def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
+          _close=figures.close_all) -> str:
+    """The Check button: `judge.check` on a check request's tests, files, learner and names; a CheckResult.
+    Nothing is drawn (checker/figures.py); figures the learner's module opened are closed after."""
     p = _loads(payload_json)
-    return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
-                         workdir=WORKDIR))
+    try:
+        return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
+                             workdir=WORKDIR))
+    finally:
+        _close()
+
+
+def imports(sources_json: str, _loads=json.loads, _dumps=json.dumps) -> str:
+    """The top-level modules that the sources (a JSON list of strings) import, as a JSON list: the worker loads an
+    optional package (matplotlib) before a request whose code imports it. Code that does not parse imports
+    nothing (running it will say why); relative imports are the learner's own modules."""
+    found: set[str] = set()
+    for source in _loads(sources_json):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".", 1)[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".", 1)[0])
+    return _dumps(sorted(found))
+
+
+def plots_ready() -> None:
+    """matplotlib's files are installed: select the checker's backend and import pyplot (checker/figures.py),
+    then add what that imported to the tamper baseline. Raises when matplotlib cannot be imported."""
+    figures.prepare()
+    integrity.arm()
 
 
 def site_packages() -> str:

@@ -15,7 +15,8 @@ from tools import build_outputs
 
 # The judge's files as the worker imports them: bridge.py (the worker's entry points), judge.py and the checker
 # modules they import, and stats.py, which hidden tests import. manifest/validate/ol are CPython-side tools.
-JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "bridge.py", "stats.py")
+JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "bridge.py", "stats.py",
+               "figures.py", "mpl_backend.py")
 
 
 def write(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:

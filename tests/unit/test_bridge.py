@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -51,3 +53,97 @@ def test_the_ready_steps_take_the_tamper_baseline(monkeypatch):
     bridge.judge_ready()
     assert "pytest" in integrity._baseline["sys.modules"] and integrity.changes() == []
     assert Path(bridge.site_packages()).is_dir()
+
+
+# --- figures (checker/figures.py), with CPython's matplotlib as the stand-in for Pyodide's ------------------------
+
+def _plotting(monkeypatch, tmp_path, baseline_kept=False):
+    pytest.importorskip("matplotlib")
+    monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path))
+    if not baseline_kept:
+        monkeypatch.setattr(integrity, "_baseline", {})  # this test's own baseline, with its WORKDIR
+    bridge.judge_ready()  # the worker's order: the judge is ready before matplotlib is loaded
+    bridge.plots_ready()
+    import matplotlib
+    return matplotlib
+
+
+def test_imports_are_found_in_every_source_and_broken_code_imports_nothing():
+    said = json.loads(bridge.imports(json.dumps([
+        "import matplotlib.pyplot as plt\nfrom numpy import random\n", "from .sibling import x\nimport os, json",
+        "def broken(:\n  import pandas", "if False:\n    from mpl_toolkits.mplot3d import Axes3D"])))
+    assert said == ["json", "matplotlib", "mpl_toolkits", "numpy", "os"]
+
+
+def test_a_run_draws_shown_and_left_open_figures_in_order_with_the_text(monkeypatch, tmp_path):
+    import base64
+    _plotting(monkeypatch, tmp_path)
+    code = ("import matplotlib.pyplot as plt\nprint('before')\nplt.plot([1, 2]); plt.title('first')\nplt.show()\n"
+            "print('between')\nfig = plt.figure(); fig.suptitle('second')\nplt.figure()\nprint('after')\n")
+    result = json.loads(bridge.run(code, "main.py", "{}", lambda text: None))
+    assert result["status"] == "ok", result["traceback"]
+    assert result["stdout"] == "before\nbetween\nafter\n"
+    shown = result["figures"]
+    assert [(f["kind"], f["alt"], f["at"]) for f in shown] == [
+        ("image", "first", len("before\n")), ("image", "second", None), ("image", "figure 3", None)]
+    png = base64.b64decode(shown[0]["data"])
+    assert png.startswith(b"\x89PNG") and shown[0]["mime"] == "image/png"
+    import matplotlib.pyplot as plt
+    assert plt.get_fignums() == [], "figures outlived the run"
+    again = json.loads(bridge.run("print('no plot')", "main.py", "{}", lambda text: None))
+    assert "figures" not in again
+
+
+def test_a_figure_has_a_white_background_whatever_the_palette(monkeypatch, tmp_path):
+    import base64
+    import io
+    _plotting(monkeypatch, tmp_path)
+    from PIL import Image
+    result = json.loads(bridge.run("import matplotlib.pyplot as plt\nplt.figure(figsize=(2, 2))\nplt.show()",
+                                   "main.py", "{}", lambda text: None))
+    image = Image.open(io.BytesIO(base64.b64decode(result["figures"][0]["data"]))).convert("RGB")
+    assert image.getpixel((0, 0)) == (255, 255, 255)
+
+
+def test_figures_are_capped_in_number_and_size(monkeypatch, tmp_path):
+    import base64
+    import io
+    _plotting(monkeypatch, tmp_path)
+    from PIL import Image
+    from checker import figures
+    many = "import matplotlib.pyplot as plt\nfor i in range(25):\n    plt.figure(figsize=(1, 1)); plt.show()\n"
+    shown = json.loads(bridge.run(many, "main.py", "{}", lambda text: None))["figures"]
+    assert [f["kind"] for f in shown] == ["image"] * figures.MAX_FIGURES + ["note"]
+    assert shown[-1]["text"].startswith("5 more figures were not shown")
+    huge = "import matplotlib.pyplot as plt\nplt.figure(figsize=(100, 50), dpi=300); plt.title('big')\nplt.show()"
+    image, note = json.loads(bridge.run(huge, "main.py", "{}", lambda text: None))["figures"]
+    width, height = Image.open(io.BytesIO(base64.b64decode(image["data"]))).size
+    assert width * height <= figures.MAX_PIXELS and width > 2 * height - 5
+    assert note["kind"] == "note" and "big (100 x 50 inches) was drawn at" in note["text"]
+    absurd = "import matplotlib.pyplot as plt\nplt.figure(figsize=(20000, 20000))\nplt.show()"
+    (only,) = json.loads(bridge.run(absurd, "main.py", "{}", lambda text: None))["figures"]
+    assert only == {"kind": "note", "text": "figure 1 (20000 x 20000 inches) is too large to draw.", "at": 0}
+
+
+def test_a_check_never_draws_and_closes_what_the_learner_opened(monkeypatch, tmp_path):
+    matplotlib = _plotting(monkeypatch, tmp_path)
+    import matplotlib.figure
+    drawn = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda *a, **kw: drawn.append(a))
+    source = "import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.show()\nplt.figure()\nONE = 1\n"
+    result = json.loads(bridge.check(payload(source)))
+    assert result["status"] == "passed", result
+    assert drawn == []
+    import matplotlib.pyplot as plt
+    assert plt.get_fignums() == []
+
+
+def test_loading_matplotlib_leaves_the_tamper_baseline_clean(monkeypatch, tmp_path):
+    monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path))
+    monkeypatch.setattr(integrity, "_baseline", {})
+    bridge.numpy_ready()
+    bridge.judge_ready()
+    _plotting(monkeypatch, tmp_path, baseline_kept=True)
+    json.loads(bridge.run("import matplotlib.pyplot as plt\nplt.plot([1]); plt.show()", "main.py", "{}", print))
+    assert integrity.changes() == []
+    assert "checker.figures" in integrity._baseline["sys.modules"]
