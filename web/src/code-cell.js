@@ -169,6 +169,7 @@ function createCommands(cell, env, model, autosave, settings) {
     const files = cell.requires.length ? (await dependencies().catch(() => ({ files: {} }))).files : {};
     const result = await python.request("run", { code, filename: cell.filename, files }, {
       timeLimit: settings.timeLimit, onStdout: (text) => dispatch(actions.stdout(text)),
+      onProgress: (text) => dispatch(actions.progress(text)),
     });
     dispatch(actions.finished({ ...result, tests: undefined }, { timeLimit: settings.timeLimit }));
   };

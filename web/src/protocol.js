@@ -34,17 +34,26 @@
  *   The request left the queue and Python began executing it.
  * @typedef {{type: "stdout", id: number, text: string}} StdoutReply
  *   Streamed output of a run, in batches (already capped by the judge).
+ * @typedef {{type: "progress", id: number, text: string}} ProgressReply
+ *   Before a request starts: the worker is loading an optional package its code imports (matplotlib), `text`
+ *   says what ("Loading matplotlib (9.8 MB, once)…"); "" once loaded, as the request is about to start.
  * @typedef {{type: "result", id: number, result: RunResult|CheckResult}} ResultReply
  * @typedef {{type: "error", id?: number, message: string}} ErrorReply
  *   The request could not be handled (unknown type, bad payload); `id` is absent when the request had none.
  * @typedef {{type: "fatal", message: string}} FatalReply
  *   The interpreter cannot go on; the client replaces the worker and fails its requests plainly.
- * @typedef {StatusReply|StartedReply|StdoutReply|ResultReply|ErrorReply|FatalReply} Reply
+ * @typedef {StatusReply|StartedReply|StdoutReply|ProgressReply|ResultReply|ErrorReply|FatalReply} Reply
  *
  * ## Results
  * @typedef {"python"|"numpy"|"judge"} Stage  each one ready: the interpreter; numpy (Run works); pytest (Check works)
- * @typedef {{status: "ok"|"error"|"timeout", stdout: string, traceback: string}} RunResult
- *   The worker reports an interrupted run as "timeout"; the client renames it "stopped" after a Stop.
+ * @typedef {{status: "ok"|"error"|"timeout", stdout: string, traceback: string, figures?: Figure[]}} RunResult
+ *   The worker reports an interrupted run as "timeout"; the client renames it "stopped" after a Stop. `figures`:
+ *   what the run drew (checker/figures.py), in order, when it drew anything.
+ * @typedef {{kind: "image", mime: "image/png", data: string, alt: string, at?: number|null}
+ *   | {kind: "note", text: string, at?: number|null}} Figure
+ *   An image (`data`: base64, `alt`: its text alternative, the figure's title or "figure N") or a note (a cap
+ *   reached, a figure drawn smaller or not at all); `at`: where in `stdout` it was shown (absent or null: after
+ *   the text).
  * @typedef {{name: string, outcome: "passed"|"failed"|"error", message: string, where?: string}} TestResult
  *   `where`: "file:line" of the innermost frame of the learner's code (or the test's) that failed.
  * @typedef {{status: "passed"|"failed"|"error"|"timeout", tests: TestResult[], stdout: string, traceback: string,
@@ -63,7 +72,9 @@
  */
 
 export const REQUESTS = Object.freeze(["init", "run", "check", "cancel", "ping"]);
-export const REPLIES = Object.freeze(["status", "started", "stdout", "result", "error", "fatal"]);
+export const REPLIES = Object.freeze(["status", "started", "stdout", "progress", "result", "error", "fatal"]);
+export const FIGURE_KINDS = Object.freeze(["image", "note"]);
+export const FIGURE_MIMES = Object.freeze(["image/png"]);
 /** The start-up stages, in the order they are reached. */
 export const STAGES = Object.freeze(["python", "numpy", "judge"]);
 /** Each stage by name, so code says `STAGE.judge` rather than a string that may drift. */
@@ -136,7 +147,7 @@ export function replyProblem(msg, requestType) {
       break;
   }
   if (!isId(msg.id)) return `${msg.type} needs the id of its request`;
-  if (msg.type === "stdout" && typeof msg.text !== "string") return "stdout needs text";
+  if ((msg.type === "stdout" || msg.type === "progress") && typeof msg.text !== "string") return `${msg.type} needs text`;
   if (msg.type === "result") return resultProblem(msg.result, requestType);
   return "";
 }
@@ -167,9 +178,34 @@ export function resultProblem(result, requestType) {
   if (result.tainted !== undefined && result.tainted !== "before" && result.tainted !== "during") {
     return `unknown tainted ${JSON.stringify(result.tainted)}`;
   }
+  if (result.figures !== undefined) {
+    if (!Array.isArray(result.figures)) return "figures must be a list";
+    for (const figure of result.figures) {
+      const problem = figureProblem(figure);
+      if (problem) return problem;
+    }
+  }
   if (result.durations !== undefined && !(isMap(result.durations)
       && Object.values(result.durations).every((ms) => typeof ms === "number"))) {
     return "durations must map test names to ms";
   }
   return "";
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Check one of a run's figures (an image or a note, see `Figure`); "" when it is well formed. An image's data
+ * must be base64 of a kind the page shows (FIGURE_MIMES), so nothing but a picture reaches an <img>.
+ * @param {any} figure
+ */
+export function figureProblem(figure) {
+  if (!isMap(figure) || !FIGURE_KINDS.includes(figure.kind)) return `unknown figure ${JSON.stringify(figure)?.slice(0, 80)}`;
+  if (figure.at !== undefined && figure.at !== null && !isId(figure.at)) return "a figure's at must be an offset >= 0";
+  if (figure.kind === "note") return typeof figure.text === "string" ? "" : "a note needs text";
+  if (!FIGURE_MIMES.includes(figure.mime)) return `unknown image type ${JSON.stringify(figure.mime)}`;
+  if (typeof figure.data !== "string" || !figure.data || figure.data.length % 4 || !BASE64.test(figure.data)) {
+    return "an image needs base64 data";
+  }
+  return typeof figure.alt === "string" && figure.alt.trim() ? "" : "an image needs a text alternative";
 }

@@ -114,6 +114,8 @@ export class PythonWorker {
     } else if (msg.type === "stdout") {
       mine.stdout += msg.text;
       mine.onStdout(msg.text);
+    } else if (msg.type === "progress") {
+      mine.onProgress(msg.text);
     } else if (msg.type === "result") {
       this.#result(mine, msg.result);
     } else {
@@ -207,21 +209,23 @@ export class PythonWorker {
    * Send a request; resolves with its result (never rejects).
    * @param {"run"|"check"|"ping"} type
    * @param {object} payload  the request's fields besides type and id (protocol.js)
-   * @param {{timeLimit?: number, onStdout?: (text: string) => void, background?: boolean}} options
-   *   timeLimit: seconds from "started" (0: none); background: work the learner did not ask for; Stop leaves it alone
+   * @param {{timeLimit?: number, onStdout?: (text: string) => void, onProgress?: (text: string) => void,
+   *   background?: boolean}} options
+   *   timeLimit: seconds from "started" (0: none); onProgress: what the worker loads before the request starts
+   *   ("" once it starts); background: work the learner did not ask for; Stop leaves it alone
    * @returns {Promise<object>} the worker's result, with the client's fields (protocol.js ClientFields)
    */
   request(type, payload, options = {}) {
     return this.#send(type, payload, options, false);
   }
 
-  #send(type, payload, { timeLimit = 0, onStdout = () => {}, background = false }, retried) {
+  #send(type, payload, { timeLimit = 0, onStdout = () => {}, onProgress = () => {}, background = false }, retried) {
     if (this.disposed) return Promise.resolve({ status: "stopped", tests: [], stdout: "", traceback: "", ms: 0 });
     this.start();
     const id = nextId++;
     const slot = this.live;
     return new Promise((resolve) => {
-      const req = { id, type, payload, slot, resolve, onStdout, timeLimit, background, retried, stdout: "",
+      const req = { id, type, payload, slot, resolve, onStdout, onProgress, timeLimit, background, retried, stdout: "",
         done: false, halted: "" };
       this.pending.set(id, req);
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;

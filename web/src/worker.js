@@ -8,7 +8,7 @@
  */
 import { requestProblem, STAGE, STAGES, NEEDS } from "./protocol.js";
 import { extract, unwrap } from "./pack.js";
-import { OUTPUTS, readWheelsList } from "./build-outputs.js";
+import { OUTPUTS, readWheelsList, distribution } from "./build-outputs.js";
 
 const JUDGE_DIR = "/home/pyodide/tl";
 
@@ -126,9 +126,11 @@ async function requestFiles(guessed) {
 }
 
 /**
- * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, numpyReady: any, judgeReady: any},
- *   sitePackages: string, wheelsWritten: boolean, loadErrors: string[]}} Session
- *   The interpreter and the judge's entry points (checker/bridge.py), as later stages and requests use them.
+ * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, numpyReady: any, judgeReady: any,
+ *   imports: any, plotsReady: any}, sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
+ *   list: import("./build-outputs.js").WheelsList, optional: Record<string, Promise<void>>}} Session
+ *   The interpreter and the judge's entry points (checker/bridge.py), as later stages and requests use them;
+ *   `optional`: each optional package (matplotlib) being loaded or loaded, by name.
  */
 
 /** The interpreter: restored from the memory snapshot when there is one it can use, else started cold. */
@@ -154,15 +156,27 @@ async function installJudge({ py, restored }, files) {
   py.unpackArchive(await files.judgeZip, "zip", { extractDir: JUDGE_DIR });
   py.pyimport("sys").path.insert(0, JUDGE_DIR);
   const entry = py.pyimport("checker.bridge");
-  const bridge = { run: entry.run, check: entry.check, numpyReady: entry.numpy_ready, judgeReady: entry.judge_ready };
-  const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [] };
+  const bridge = { run: entry.run, check: entry.check, numpyReady: entry.numpy_ready, judgeReady: entry.judge_ready,
+    imports: entry.imports, plotsReady: entry.plots_ready };
+  const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [],
+    list: files.list, optional: {} };
   try {
     if (files.wheelsPack) {
       extract(py.FS, await files.wheelsPack, session.sitePackages);
       session.wheelsWritten = true;
+      markLoaded(py, files.list.wheels.map(distribution));
     }
   } catch { /* the judge stage installs the wheels one by one instead */ }
   return session;
+}
+
+/**
+ * Tell Pyodide's loadPackage that start-up installed these packages from the packs, so that an optional package
+ * depending on them (matplotlib on numpy and packaging) takes them as loaded rather than fetching and unpacking
+ * its lock file's copies over them.
+ */
+function markLoaded(py, names) {
+  for (const name of names) py.loadedPackages[name] ??= "default channel"; // Pyodide's name for its lock file
 }
 
 const loadPackages = (session, names) => session.py.loadPackage(names, {
@@ -178,6 +192,7 @@ async function loadNumpy(session, files) {
   if (files.numpyPack) {
     try {
       extract(session.py.FS, await files.numpyPack, session.sitePackages);
+      markLoaded(session.py, ["numpy"]);
     } catch (err) {
       session.loadErrors.push(`${files.list.numpyPack}: ${err.message}`);
     }
@@ -234,6 +249,61 @@ function boot() {
 
 boot();
 
+/** What the worker calls once an optional package's files are installed, before the request that wanted it. */
+const READY = { matplotlib: (bridge) => bridge.plotsReady() };
+const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/**
+ * The optional packages (the wheels list's `optional`: matplotlib) that a run's or a check's code imports and
+ * this worker has not loaded. Finding out costs one parse of that code (bridge.imports), so a request that
+ * imports none of them costs what it did before, and nothing of them is fetched until one is imported.
+ */
+function wantedPackages(session, msg) {
+  const optional = session.list.optional.filter((p) => !session.optional[p.name]);
+  if (!optional.length) return [];
+  const sources = msg.type === "run" ? [msg.code, ...Object.values(msg.files || {})] : Object.values(msg.files);
+  const imported = new Set(parse(session.bridge.imports(JSON.stringify(sources))));
+  return optional.filter((p) => p.imports.some((name) => imported.has(name)));
+}
+
+/** Load an optional package with Pyodide's loadPackage from this site's files (its lock file, verified by its
+ * sha256), once; a failure is forgotten, so a later request tries again. */
+function loadOptional(session, pkg) {
+  session.optional[pkg.name] ??= (async () => {
+    session.loadErrors = [];
+    await loadPackages(session, [pkg.name]);
+    try {
+      READY[pkg.name]?.(session.bridge);
+    } catch (err) {
+      throw new Error(session.loadErrors.join("; ") || String(err.message || err).split("\n").slice(-2).join(" "));
+    }
+  })().catch((err) => {
+    delete session.optional[pkg.name];
+    throw err;
+  });
+  return session.optional[pkg.name];
+}
+
+/**
+ * A request whose code imports optional packages not loaded yet: say so ("progress"), load them outside the
+ * queue, so that checks and runs sent meanwhile go ahead, then queue the request again. A failure is its result.
+ */
+function loadFor(session, wanted, msg) {
+  const names = wanted.map((p) => p.name).join(" and ");
+  const bytes = wanted.reduce((n, p) => n + p.bytes, 0);
+  post({ type: "progress", id: msg.id, text: `Loading ${names} (${MB(bytes)}, once)…` });
+  Promise.all(wanted.map((p) => loadOptional(session, p))).then(() => {
+    loadedFor.add(msg.id);
+    receive(msg);
+  }, (err) => {
+    if (cancelled.delete(msg.id)) return;
+    const traceback = `${names} could not be loaded: ${err.message}\nIf you are offline, run this again once you are `
+      + `online: it is kept for offline use after that.`;
+    const result = { status: "error", stdout: "", traceback };
+    post({ type: "result", id: msg.id, result: msg.type === "check" ? { ...result, tests: [] } : result });
+  });
+}
+
 function invoke(fn) {
   try {
     return parse(fn());
@@ -263,9 +333,19 @@ async function handle(msg) {
     post({ type: "result", id: msg.id, result: { status: "ok", stdout: "", traceback: "" } });
     return;
   }
-  const { bridge } = await stages[NEEDS[msg.type]];
+  const session = await stages[NEEDS[msg.type]];
+  const { bridge } = session;
   if (dead) return;
   if (cancelled.delete(msg.id)) return;
+  if (loadedFor.delete(msg.id)) {
+    post({ type: "progress", id: msg.id, text: "" }); // loaded: the request runs now
+  } else {
+    const wanted = wantedPackages(session, msg);
+    if (wanted.length) {
+      loadFor(session, wanted, msg);
+      return;
+    }
+  }
   if (interrupt) interrupt[0] = 0;
   post({ type: "started", id: msg.id });
   let result;
@@ -283,6 +363,7 @@ async function handle(msg) {
 // Requests run one at a time, in order: Python is single-threaded and a check must not interleave with a run.
 let queue = Promise.resolve();
 const cancelled = new Set();
+const loadedFor = new Set(); // requests whose optional packages have just been loaded: they run, no more looking
 
 function receive(msg) {
   if (msg && msg.type === "cancel") {

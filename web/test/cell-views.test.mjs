@@ -9,7 +9,7 @@ import { createDepsView } from "../src/cell/deps-view.js";
 import { createConflictView } from "../src/cell/conflict-view.js";
 import { createToolbarView } from "../src/cell/toolbar-view.js";
 import { createStatusView } from "../src/cell/status-view.js";
-import { createOutputView, createSummaryView } from "../src/cell/output-view.js";
+import { createOutputView, createSummaryView, outputPieces } from "../src/cell/output-view.js";
 import { createDiffView } from "../src/cell/diff-view.js";
 import { page } from "./fakes.mjs";
 
@@ -154,6 +154,60 @@ test("summary and output: text only, the output hidden when empty", () => {
   assert.equal(output.dom.textContent, "<b>hi</b>\n");
   assert.equal(output.dom.querySelector("b"), null);
   assert.equal(summary.dom.textContent, "Queued: runs as soon as Python is ready…");
+});
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+
+test("output: a run's figures in order with its text, as images with their text alternative and notes as text", () => {
+  page("");
+  const output = createOutputView();
+  let state = reduce(base(), actions.started("run"));
+  output.update(state, null);
+  const figures = [
+    { kind: "image", mime: "image/png", data: PNG, alt: "exact <b>vs</b> naive", at: 7 },
+    { kind: "image", mime: "image/png", data: PNG, alt: "figure 2", at: null },
+    { kind: "note", text: "3 more figures were not shown" },
+  ];
+  const prev = state;
+  state = reduce(state, actions.finished({ status: "ok", stdout: "before\nafter\n", traceback: "", figures }, { timeLimit: 20 }));
+  output.update(state, prev);
+  const kinds = [...output.dom.childNodes].map((n) => (n.nodeType === 3 ? `text:${n.textContent}` : n.tagName.toLowerCase()));
+  assert.deepEqual(kinds, ["text:before\n", "img", "text:after\n", "img", "span"]);
+  const [first, second] = output.dom.querySelectorAll("img");
+  assert.equal(first.getAttribute("alt"), "exact <b>vs</b> naive");
+  assert.equal(first.getAttribute("src"), `data:image/png;base64,${PNG}`);
+  assert.equal(second.getAttribute("alt"), "figure 2");
+  assert.equal(output.dom.querySelector("b"), null, "a title is text");
+  assert.equal(output.dom.querySelector(".tl-figure-note").textContent, "3 more figures were not shown");
+  assert.equal(output.dom.classList.contains("tl-has-figures"), true);
+  assert.equal(output.dom.textContent, "before\nafter\n3 more figures were not shown", "the text reads as printed");
+
+  // The next run starts with no figures; a run that draws nothing shows text only.
+  const again = reduce(state, actions.started("run"));
+  output.update(again, state);
+  assert.equal(output.dom.querySelectorAll("img").length, 0);
+  assert.equal(output.dom.classList.contains("tl-has-figures"), false);
+  assert.equal(output.dom.hidden, true);
+});
+
+test("output: figures placed at an offset past the text, or at the same offset, keep their order after it", () => {
+  const a = { kind: "note", text: "a", at: 3 };
+  const b = { kind: "note", text: "b", at: 99 };
+  const c = { kind: "note", text: "c", at: 3 };
+  assert.deepEqual(outputPieces("abcdef", [a, b, c]), [{ text: "abc" }, { figure: a }, { figure: c }, { text: "def" }, { figure: b }]);
+  assert.deepEqual(outputPieces("", [b]), [{ figure: b }]);
+  assert.deepEqual(outputPieces("x", []), [{ text: "x" }]);
+});
+
+test("progress: the summary says what is loading while a run waits for it, then that it runs", () => {
+  let state = reduce(base(), actions.python({ stage: "judge", failed: "", restarts: 0 }));
+  state = reduce(state, actions.started("run"));
+  state = reduce(state, actions.progress("Loading matplotlib (9.8 MB, once)…"));
+  assert.equal(state.message, "Loading matplotlib (9.8 MB, once)…");
+  state = reduce(state, actions.progress(""));
+  assert.equal(state.message, "Running…");
+  const done = reduce(state, actions.finished({ status: "ok", stdout: "", traceback: "" }, { timeLimit: 20 }));
+  assert.equal(reduce(done, actions.progress("late")), done, "progress after the result changes nothing");
 });
 
 test("diff: shown after a pass, each line marked as the learner's, the reference's or both", () => {

@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import {
-  CHECK_STATUSES, NEEDS, PHASES, reached, replyProblem, requestProblem, resultProblem, REQUESTS, REPLIES, STAGE, STAGES,
+  CHECK_STATUSES, figureProblem, NEEDS, PHASES, reached, replyProblem, requestProblem, resultProblem, REQUESTS, REPLIES,
+  STAGE, STAGES,
 } from "../src/protocol.js";
 
 const GOOD = {
@@ -98,6 +99,7 @@ const REPLY = {
   status: { type: "status", stage: "judge", ms: 812.5 },
   started: { type: "started", id: 3 },
   stdout: { type: "stdout", id: 2, text: "42\n" },
+  progress: { type: "progress", id: 2, text: "Loading matplotlib (9.8 MB, once)…" },
   result: { type: "result", id: 3, result: CHECKED },
   error: { type: "error", id: 3, message: "check needs learner, files, tests and names" },
   fatal: { type: "fatal", message: "The Python runtime stopped" },
@@ -145,4 +147,36 @@ test("results: statuses per request type, rows, and the optional phase, tainted,
     assert.match(resultProblem({ ...CHECKED, tests: [bad] }, "check"), /malformed test result/, JSON.stringify(bad));
   }
   assert.ok(CHECK_STATUSES.includes("stopped"), "the client's own results are checks too");
+});
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+const IMAGE = { kind: "image", mime: "image/png", data: PNG, alt: "exact against naive", at: 12 };
+
+test("progress needs text; it may be empty (the request starts now)", () => {
+  assert.equal(replyProblem({ type: "progress", id: 2, text: "" }, "run"), "");
+  assert.match(replyProblem({ type: "progress", id: 2 }, "run"), /progress needs text/);
+  assert.match(replyProblem({ type: "progress", text: "x" }, "run"), /progress needs the id/);
+});
+
+test("a run's figures: images of base64 PNG with a text alternative, and notes, each placed or after the text", () => {
+  const run = { status: "ok", stdout: "hello\n", traceback: "" };
+  const note = { kind: "note", text: "5 more figures were not shown" };
+  assert.equal(resultProblem({ ...run, figures: [IMAGE, { ...IMAGE, at: null }, note] }, "run"), "");
+  assert.equal(resultProblem({ ...run, figures: [] }, "run"), "");
+  const bad = [
+    [{ ...run, figures: {} }, /figures must be a list/],
+    [{ ...run, figures: [{ ...IMAGE, kind: "svg" }] }, /unknown figure/],
+    [{ ...run, figures: [{ ...IMAGE, mime: "text/html" }] }, /unknown image type "text\/html"/],
+    [{ ...run, figures: [{ ...IMAGE, data: "<script>" }] }, /base64/],
+    [{ ...run, figures: [{ ...IMAGE, data: "" }] }, /base64/],
+    [{ ...run, figures: [{ ...IMAGE, data: "abc" }] }, /base64/],
+    [{ ...run, figures: [{ ...IMAGE, alt: "  " }] }, /text alternative/],
+    [{ ...run, figures: [{ ...IMAGE, at: -1 }] }, /offset/],
+    [{ ...run, figures: [{ ...IMAGE, at: 1.5 }] }, /offset/],
+    [{ ...run, figures: [{ kind: "note" }] }, /a note needs text/],
+    [{ ...run, figures: [null] }, /unknown figure/],
+  ];
+  for (const [result, expected] of bad) assert.match(resultProblem(result, "run"), expected, JSON.stringify(result));
+  assert.match(replyProblem({ type: "result", id: 2, result: bad[2][0] }, "run"), /unknown image type/);
+  assert.equal(figureProblem(IMAGE), "");
 });

@@ -10,10 +10,12 @@ import { summarise } from "./summary.js";
  * @typedef {{stage: string, failed: string, restarts: number}} PythonStatus  worker-client.js `status`
  * @typedef {{kind: "exercise"|"example", starter: string, code: string,
  *   python: PythonStatus, busy: ""|"run"|"check", status: string, message: string, output: string,
+ *   figures: import("../protocol.js").Figure[],
  *   tests: object[]|null, stale: boolean, result: object|null, diff: {same: boolean, lines: object[]}|null,
  *   deps: import("../dependencies.js").Gate|null, conflict: {theirs: string, where: "tab"|"draft"}|null}} CellState
  *   busy: what is running; status: the last result's status (the root's data-status; "" while busy); message:
- *   the summary line; output: the learner's output and traceback; tests: the rows of the last check; stale: the
+ *   the summary line; output: the learner's output and traceback; figures: what the last run drew, each placed
+ *   in `output` by its `at` (absent or null: after the text); tests: the rows of the last check; stale: the
  *   rows describe an earlier check while a new one runs; result: the result shown; diff: the learner's code
  *   against the reference after a pass; deps: the dependency rule's verdict; conflict: another tab's version
  */
@@ -23,7 +25,7 @@ export function initialState({ kind, starter, code }) {
   return {
     kind, starter, code,
     python: { stage: "", failed: "", restarts: 0 },
-    busy: "", status: "", message: "", output: "",
+    busy: "", status: "", message: "", output: "", figures: [],
     tests: null, stale: false, result: null, diff: null, deps: null, conflict: null,
   };
 }
@@ -38,6 +40,8 @@ export const actions = {
   started: (kind) => ({ type: "started", kind }),
   /** A run printed. */
   stdout: (text) => ({ type: "stdout", text }),
+  /** The worker is loading what the code imports before it runs ("" once it starts). */
+  progress: (text) => ({ type: "progress", text }),
   /** A result arrived (or was restored from storage: `restored`). */
   finished: (result, { timeLimit, restored = false }) => ({ type: "finished", result, timeLimit, restored }),
   /** A check could not be sent (a dependency has not passed, the hidden tests did not load). */
@@ -77,10 +81,13 @@ export function reduce(state, action) {
       const stale = action.kind === "check" && Boolean(state.tests && state.tests.length);
       const label = reached(state.python.stage, NEEDS[action.kind]) ? now : queued;
       // A new request: the previous verdict no longer describes the code.
-      return { ...state, busy: action.kind, status: "", output: "", stale, message: label + (stale ? STALE_NOTE : "") };
+      return { ...state, busy: action.kind, status: "", output: "", figures: [], stale, message: label + (stale ? STALE_NOTE : "") };
     }
     case "stdout":
       return { ...state, output: state.output + action.text };
+    case "progress":
+      if (!state.busy) return state;
+      return { ...state, message: action.text || LABELS[state.busy][0] };
     case "finished":
       return finished(state, action);
     case "blocked":
@@ -103,7 +110,9 @@ export function reduce(state, action) {
 function finished(state, { result, timeLimit, restored }) {
   const text = summarise(result, timeLimit);
   const output = [result.stdout, result.traceback].filter(Boolean).join(result.stdout && result.traceback ? "\n" : "");
-  const next = { ...state, busy: "", status: result.status, message: restored ? `Last check: ${text}` : text, output };
+  const figures = Array.isArray(result.figures) ? result.figures : [];
+  const next = { ...state, busy: "", status: result.status, message: restored ? `Last check: ${text}` : text, output,
+    figures };
   // A run's result has no rows: the last check's rows stay (and are not stale: no check is running).
   if (!Array.isArray(result.tests)) return { ...next, stale: false };
   return { ...next, tests: result.tests, stale: false, result, diff: null };
