@@ -26,9 +26,11 @@ end of the page (the `errors` option), one `file:line: message` each.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as etree
 from functools import lru_cache
 from pathlib import Path
@@ -401,11 +403,17 @@ class Progress(TLBlock):
 
 
 class PyCell(TLBlock):
-    """A runnable example. It runs on CPython at build time and the build fails if it raises."""
+    """A runnable example. It runs on CPython at build time and the build fails if it raises.
+
+    `uses: E7.3` lets it import that exercise's module as the learner has written it (the page sends the saved
+    code, and its dependencies' passed code or their references, with each run). At build time it then runs
+    twice, against the reference and against the starter, whose stubs it must handle without raising. matplotlib
+    draws nothing at build time (its Agg backend); in the browser the figures appear in the output.
+    """
 
     NAME = "pycell"
     ARGUMENT = None
-    OPTIONS = {"title": ("", type_string)}
+    OPTIONS = {"title": ("", type_string), "uses": ("", type_string)}
 
     def on_markdown(self) -> str:
         return "raw"
@@ -420,16 +428,63 @@ class PyCell(TLBlock):
         code = raw.strip("\n") + "\n"
         self.pre.text = None
         etree.SubElement(self.pre, "code").text = AtomicString(code)
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-        if proc.returncode != 0:
-            problem, line = _exception(proc.stderr)
-            where = self.where
-            if line:  # the example's line k sits k lines below the header, after any blank lines stripped
-                name, header = self.where.rsplit(":", 1)
-                skipped = len(raw) - len(raw.lstrip("\n"))
-                where = f"{name}:{int(header) + skipped + line}"
-            self.page.errors.append(f"{where}: `/// pycell`: the example fails on CPython: {problem}")
-        _json_script(self.el, {"code": code, "title": self.options["title"]})
+        data = {"code": code, "title": self.options["title"]}
+        try:
+            uses = self._uses()
+        except _Failure as exc:
+            self.page.errors.append(str(exc))
+            uses = None
+        if uses is not None:
+            data["uses"] = uses.slug
+        for against, files in _example_files(uses, self.exercises() if uses else {}):
+            proc = _run_example(code, files)
+            if proc.returncode != 0:
+                problem, line = _exception(proc.stderr)
+                where = self.where
+                if line:  # the example's line k sits k lines below the header, after any blank lines stripped
+                    name, header = self.where.rsplit(":", 1)
+                    skipped = len(raw) - len(raw.lstrip("\n"))
+                    where = f"{name}:{int(header) + skipped + line}"
+                self.page.errors.append(f"{where}: `/// pycell`: the example fails on CPython{against}: {problem}")
+        _json_script(self.el, data)
+
+    def _uses(self) -> manifest.Exercise | None:
+        if not self.options["uses"]:
+            return None
+        try:
+            return manifest.find(self.options["uses"], self.exercises())
+        except (KeyError, ValueError, manifest.ManifestError) as exc:
+            raise self.fail(f"uses: {exc.args[0] if exc.args else exc}") from None
+
+
+def _example_files(uses: manifest.Exercise | None, exercises: dict[str, manifest.Exercise]):
+    """(what the example runs against, the files importable meanwhile) for each build-time run of an example:
+    once alone, or, when it uses an exercise, against its reference and against its starter (its dependencies'
+    references beside both)."""
+    if uses is None:
+        yield "", {}
+        return
+    deps = {exercises[s].import_path: exercises[s].reference.read_text(encoding="utf-8")
+            for s in views._requires(uses, exercises)}
+    for against, source in ((uses.reference, "reference"), (uses.starter, "starter")):
+        yield f" with {uses.id}'s {source}", {**deps, uses.import_path: against.read_text(encoding="utf-8")}
+
+
+def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run an example on CPython with `files` (path under the import root -> source) importable, as the browser
+    does; matplotlib, when the example plots, with its Agg backend (no window, nothing shown)."""
+    with tempfile.TemporaryDirectory(prefix="tl-example-") as root:
+        for rel, source in files.items():
+            target = Path(root) / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(source, encoding="utf-8")
+            parent = target.parent
+            while parent != Path(root):
+                (parent / "__init__.py").touch(exist_ok=True)
+                parent = parent.parent
+        env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": root, "MPLCONFIGDIR": str(Path(root) / ".mpl")}
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                              cwd=root if files else None, env=env)
 
 
 def _exception(stderr: str) -> tuple[str, int]:

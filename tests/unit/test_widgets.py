@@ -277,6 +277,31 @@ def test_failing_second_pycell_names_its_own_line():
     assert widget_error(text).startswith(f"{PAGE}:7: `/// pycell`")
 
 
+USES = ("from fixture.lessons.stats import mean\n"
+        "try:\n    print(mean([1, 2, 3]))\nexcept NotImplementedError:\n    print('write mean first')\n")
+
+
+def test_a_pycell_that_uses_an_exercise_names_it_and_runs_against_its_reference_and_its_starter():
+    root = parse(convert(f"/// pycell\n    uses: T1.2\n\n{USES}///\n"))
+    assert root.one("div", "tl-cell", data_kind="example").data() == {"code": USES, "title": "", "uses": "t1-2"}
+
+
+def test_a_pycell_that_fails_with_the_reference_or_the_starter_says_which():
+    strict = "from fixture.lessons.stats import mean\nprint(mean([1, 2, 3]))\n"  # no fallback for the stubs
+    message = widget_error(f"/// pycell\n    uses: T1.2\n\n{strict}///\n")
+    assert "the example fails on CPython with T1.2's starter: NotImplementedError: mean" in message
+    wrong = "from fixture.lessons.stats import mean\ntry:\n    assert mean([1, 2, 3]) == 3\nexcept NotImplementedError:\n    pass\n"
+    assert "fails on CPython with T1.2's reference: AssertionError" in widget_error(f"/// pycell\n    uses: T1.2\n\n{wrong}///\n")
+    assert "uses: unknown exercise 'Z9.9'" in widget_error(f"/// pycell\n    uses: Z9.9\n\nprint(1)\n///\n")
+
+
+def test_a_plotting_pycell_draws_nothing_at_build_time():
+    pytest.importorskip("matplotlib")
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\nprint(plt.get_backend())\n"
+    root = parse(convert(f"/// pycell\n{code}///\n"))
+    assert root.one("div", "tl-cell", data_kind="example").data()["code"] == code
+
+
 def test_error_line_does_not_depend_on_header_spacing():
     text = "Intro.\n\n/// numeric |  T1.2   nope\nq\n///\n"
     assert widget_error(text).startswith(f"{PAGE}:3: ")

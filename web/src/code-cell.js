@@ -159,6 +159,24 @@ function createCommands(cell, env, model, autosave, settings) {
     });
   }
 
+  /**
+   * An example that uses an exercise (`/// pycell` with `uses`): that exercise's code as this browser saved it
+   * (its starter when nothing is saved), and its dependencies' passed code or else their references, importable
+   * while the example runs, so it shows what the learner's own functions do.
+   */
+  async function usedFiles() {
+    const own = await env.loadBundle(cell.uses);
+    const deps = await Promise.all((own.requires || []).map(env.loadBundle));
+    const passed = (slug) => {
+      const last = store.get(keys.result(slug), null);
+      return last && last.status === "passed" && typeof last.code === "string" ? last.code : null;
+    };
+    const files = Object.fromEntries(deps.map((d, i) => [d.importPath, passed(own.requires[i]) ?? d.reference]));
+    const saved = store.get(keys.code(cell.uses), null);
+    files[own.importPath] = typeof saved === "string" ? saved : own.starter;
+    return files;
+  }
+
   commands.showDependencies = () => dependencies().then((gate) => dispatch(actions.deps(gate))).catch(() => {});
 
   commands.run = async () => {
@@ -166,7 +184,8 @@ function createCommands(cell, env, model, autosave, settings) {
     const code = current();
     autosave.save(code);
     dispatch(actions.started("run"));
-    const files = cell.requires.length ? (await dependencies().catch(() => ({ files: {} }))).files : {};
+    const files = cell.uses ? await usedFiles().catch(() => ({}))
+      : cell.requires.length ? (await dependencies().catch(() => ({ files: {} }))).files : {};
     const result = await python.request("run", { code, filename: cell.filename, files }, {
       timeLimit: settings.timeLimit, onStdout: (text) => dispatch(actions.stdout(text)),
       onProgress: (text) => dispatch(actions.progress(text)),

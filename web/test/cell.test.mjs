@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 
 import { mountCell } from "../src/code-cell.js";
 import { createStore, keys } from "../src/store.js";
-import { exampleHTML, exerciseHTML, fakeEditor, fakePython, page, SharedStorage, tick, until } from "./fakes.mjs";
+import {
+  defaultBehaviour, exampleHTML, exerciseHTML, fakeEditor, fakePython, page, SharedStorage, tick, until,
+} from "./fakes.mjs";
 
 const NAMES = ["test_one", "test_two"];
 const bundle = (slug, id, extra = {}) => ({
@@ -449,4 +451,44 @@ test("imported code that fails here is shown as failed, not as passed", async (t
   await until(() => s.store.get(keys.result("e-1"), null), 4000, "the background verification");
   assert.equal(s.store.get(keys.result("e-1")).status, "failed");
   await until(() => s.root.dataset.status === "failed", 1000, "the cell to show it");
+});
+
+test("an example that uses an exercise runs with the learner's saved code and its dependencies' code", async (t) => {
+  const storage = new SharedStorage();
+  const log = [];
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+  const behave = (msg, api) => {
+    if (msg.type !== "run") return defaultBehaviour(msg, api);
+    api.reply({ type: "progress", text: "Loading matplotlib (9.8 MB, once)…" });
+    setTimeout(() => {
+      api.reply({ type: "progress", text: "" });
+      api.started();
+      api.result({ status: "ok", stdout: "drawn\n", traceback: "",
+        figures: [{ kind: "image", mime: "image/png", data: PNG, alt: "tries", at: 0 }] });
+    }, 20);
+  };
+  const bundles = { ...BUNDLES, "m-2": { ...BUNDLES["m-2"], requires: ["m-0", "m-1"], starter: "# starter of m-2\n" } };
+  const s = setup(exampleHTML("import tinyllm\n", { uses: "m-2" }), { storage, bundles,
+    pythonOptions: { fake: { behave, log } } });
+  t.after(s.dispose);
+  s.store.set(keys.code("m-2"), "# my m-2\n");
+  s.store.set(keys.result("m-1"), { status: "passed", code: "# my passed m-1\n", tests: [] });
+  const running = s.cells[0].run();
+  await until(() => s.root.querySelector(".tl-summary").textContent.startsWith("Loading matplotlib"), 1000, "progress");
+  await running;
+  const sent = log.find((m) => m.type === "run");
+  assert.deepEqual(sent.files, {
+    [BUNDLES["m-0"].importPath]: BUNDLES["m-0"].reference, // not passed here: the reference
+    [BUNDLES["m-1"].importPath]: "# my passed m-1\n",
+    [BUNDLES["m-2"].importPath]: "# my m-2\n",
+  });
+  const img = s.root.querySelector(".tl-output img");
+  assert.equal(img.getAttribute("alt"), "tries");
+  assert.equal(s.root.querySelector(".tl-output").textContent, "drawn\n");
+  assert.equal(s.root.dataset.status, "ok");
+
+  // Nothing saved yet: the exercise's starter, whose stubs the example handles.
+  s.store.remove(keys.code("m-2"));
+  await s.cells[0].run();
+  assert.equal(log.filter((m) => m.type === "run").at(-1).files[BUNDLES["m-2"].importPath], "# starter of m-2\n");
 });

@@ -51,6 +51,7 @@ export function describeCell(root, { pathname }) {
   return {
     kind: "example", data, slug: `example:${pathname}#${id}${twins ? `-${twins + 1}` : ""}`, id: "", path: "example",
     filename: "example.py", starter: data.code, label: "Example code editor", requires: [],
+    uses: typeof data.uses === "string" ? data.uses : "",
     timeLimit: data.timeLimit || 20, legacySlug: `example-${pathname}-${examples.indexOf(root)}`,
   };
 }
