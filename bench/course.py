@@ -412,7 +412,8 @@ def _sizes(site: Path) -> dict[str, int]:
     pyodide = site / "assets" / "pyodide"
     head = (site / "sw.js").read_text(encoding="utf-8").split("\n", 1)[0]
     listed = json.loads(head.removeprefix("const PRECACHE = ").rstrip(";"))["files"]
-    paths = [site / url / "index.html" if url == "" or url.endswith("/") else site / url for url in listed]
+    urls = [entry[0] if isinstance(entry, list) else entry for entry in listed]  # [url, hash] since issue 12
+    paths = [site / url / "index.html" if url == "" or url.endswith("/") else site / url for url in urls]
     return {"site_bytes": sum(p.stat().st_size for p in files), "site_files": len(files),
             "site_bytes_without_pyodide": sum(p.stat().st_size for p in files if pyodide not in p.parents),
             "precache_bytes": sum(p.stat().st_size for p in paths), "precache_files": len(paths),

@@ -30,19 +30,25 @@ def _unused_assets(site: Path) -> set[str]:
     return {f"assets/pyodide/{name}" for name in unused}
 
 
-def precache_list(site: Path) -> tuple[list[str], str]:
-    """(URLs relative to the site root, version) for every file worth having offline."""
+HASH_CHARS = 16  # of each file's sha256 in the list: enough to tell versions apart, short enough for 1,000 files
+
+
+def precache_list(site: Path) -> tuple[list[list[str]], str]:
+    """([URL relative to the site root, sha256 prefix of its bytes], version) for every file worth having
+    offline. The service worker keeps a file only when its bytes have that hash."""
     h = hashlib.sha256()
-    urls = []
+    files = []
     unused = _unused_assets(site)
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
         if rel.endswith(SKIP_SUFFIXES) or rel in SKIP_NAMES or rel in unused:
             continue
-        h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        digest = hashlib.sha256(path.read_bytes())
+        h.update(rel.encode() + b"\0" + digest.digest())
         # Pages are requested by their folder URL (use_directory_urls), so cache them under that URL.
-        urls.append(rel[: -len("index.html")] if rel == "index.html" or rel.endswith("/index.html") else rel)
-    return urls, h.hexdigest()[:16]
+        url = rel[: -len("index.html")] if rel == "index.html" or rel.endswith("/index.html") else rel
+        files.append([url, digest.hexdigest()[:HASH_CHARS]])
+    return files, h.hexdigest()[:16]
 
 
 def write(site: Path) -> str:

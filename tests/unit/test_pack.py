@@ -84,12 +84,16 @@ def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
         (assets / name).write_bytes(b"x")
     info = build_outputs.WheelsList("0.27.7", ("pytest-8.whl",))
     build_outputs.write_wheels_list(assets, info)
-    assert "assets/pyodide/numpy-2.0.2-x.whl" in offline.precache_list(tmp_path)[0], "no packs: wheels are used"
+    assert "assets/pyodide/numpy-2.0.2-x.whl" in urls_of(tmp_path), "no packs: wheels are used"
     build_outputs.write_wheels_list(assets, info.packed(snapshot="", numpy="numpy-2.0.2-tl.pack",
                                                         wheels_pack="judge-wheels.pack"))
-    urls = offline.precache_list(tmp_path)[0]
+    urls = urls_of(tmp_path)
     assert "assets/pyodide/numpy-2.0.2-x.whl" not in urls and "assets/pyodide/pytest-8.whl" not in urls
     assert {"assets/pyodide/numpy-2.0.2-tl.pack", "assets/pyodide/judge-wheels.pack"} <= set(urls)
+
+
+def urls_of(site):
+    return [url for url, _hash in offline.precache_list(site)[0]]
 
 
 def test_the_worker_guesses_the_snapshot_name_the_build_writes():
@@ -99,3 +103,17 @@ def test_the_worker_guesses_the_snapshot_name_the_build_writes():
     assert "fetchSnapshot(INDEX + OUTPUTS.snapshot)" in worker
     assert "list.snapshot === OUTPUTS.snapshot ? guessed" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
+
+
+def test_every_file_of_the_offline_copy_is_listed_with_the_hash_of_its_bytes(tmp_path):
+    import hashlib
+    (tmp_path / "e7").mkdir()
+    (tmp_path / "e7" / "index.html").write_text("<p>lesson</p>")
+    (tmp_path / "tl.js").write_text("x")
+    files, version = offline.precache_list(tmp_path)
+    listed = dict(files)
+    assert listed["e7/"] == hashlib.sha256(b"<p>lesson</p>").hexdigest()[:offline.HASH_CHARS]
+    assert listed["tl.js"] == hashlib.sha256(b"x").hexdigest()[:offline.HASH_CHARS]
+    (tmp_path / "tl.js").write_text("y")
+    changed, new_version = offline.precache_list(tmp_path)
+    assert new_version != version and dict(changed)["e7/"] == listed["e7/"] and dict(changed)["tl.js"] != listed["tl.js"]

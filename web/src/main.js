@@ -14,6 +14,7 @@ import { mountChapter, mountModuleMap } from "./course.js";
 import { mountA11y } from "./a11y.js";
 import { mountEach } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
+import { fillsByItself, mountOffline, requestFill } from "./offline.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -60,10 +61,18 @@ function watchForUpdates() {
   });
 }
 
-/** Register the service worker (offline use, isolation headers). */
+const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 5000 }) : setTimeout(fn, 2000));
+
+/**
+ * Register the service worker (offline use, isolation headers). It keeps what this page has fetched; the rest of
+ * the site is asked for once the page is idle, except on a connection that asks to save data (offline.js).
+ */
 function registerServiceWorker() {
   if (!("serviceWorker" in navigator) || !location.protocol.startsWith("http")) return;
   navigator.serviceWorker.register(new URL("../../sw.js", import.meta.url), { updateViaCache: "none" })
+    .then(() => {
+      if (fillsByItself(navigator)) whenIdle(() => requestFill(navigator.serviceWorker).catch(() => {}));
+    })
     .catch(() => { /* offline use is a bonus; the page works without it */ });
 }
 
@@ -95,10 +104,13 @@ function start() {
   mountEach(document, ".tl-chapter", (root) => mountChapter(root, store));
   mountEach(document, ".tl-module-map", (root) => mountModuleMap(root, store));
   mountEach(document, ".tl-ol-install", (root) => mountOlInstall(root, new URL("../../", import.meta.url)));
+  mountEach(document, ".tl-offline", (root) => mountOffline(root, {
+    container: "serviceWorker" in navigator ? navigator.serviceWorker : undefined, saveData: !fillsByItself(navigator),
+  }));
   if (python) {
     window.tinyllm = { python, store };
     mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
-    // Precaching the site for offline use downloads everything once more: start it only when Python is
+    // The offline copy takes what this page fetched and downloads the rest: start it only when Python is
     // ready, so it never competes with the learner's first run for the network or the CPU.
     const stop = python.subscribe(({ stage, failed }) => {
       if (stage === STAGE.judge || failed) {

@@ -1,18 +1,33 @@
 /**
  * The site's service worker: offline use and cross-origin isolation on any static host.
  *
- * - Offline: on install it precaches every file of the site (pages, Pyodide, numpy, pytest, bundles), so after
- *   one visit the whole site works with the server gone. Files are served cache-first.
- * - Updates: the build writes a new PRECACHE.version whenever any file changes, so the browser sees a new
- *   sw.js on the next navigation, installs it, drops the old cache and tells open pages to reload.
+ * - Every byte once: the build lists every file of the offline copy with its sha256 (PRECACHE.files). The copy
+ *   is filled from what the browser already holds before anything is downloaded: on install, each file comes
+ *   from the previous version's copy when its hash is unchanged, else from the HTTP cache (`only-if-cached`,
+ *   which the page and its Python worker have just filled); a file fetched through this worker is kept as it
+ *   passes. What is still missing is downloaded only when a page asks (`tl-sw-fill`): main.js asks once Python
+ *   is ready and the page is idle, unless the connection asks to save data; then the learner asks, from the
+ *   home page or the progress page (offline.js). Every file is checked against its hash before it is kept, so
+ *   a stale or truncated answer is never served offline.
+ * - Updates: a new build writes a new PRECACHE.version whenever any file changes, so the browser sees a new
+ *   sw.js on the next navigation and installs it; the install downloads only the files whose hash changed
+ *   (revalidating, so an unchanged file costs a 304), drops the old copy and tells open pages to reload.
  * - Isolation: the pages and worker scripts it serves carry COOP/COEP/CORP headers, so pages it controls are
  *   cross-origin isolated even on hosts that cannot set headers, and Stop can interrupt Python in place.
  *
- * tools/offline.py prepends `const PRECACHE = {version, files}` when it copies this file to the site root.
+ * tools/offline.py prepends `const PRECACHE = {version, files: [[url, sha256 prefix], ...]}` when it copies this
+ * file to the site root.
  */
 /* global PRECACHE */
 const CACHE = `tinyllm-${PRECACHE.version}`;
 const SCOPE = new URL("./", self.location).href;
+const HASH = "X-TL-SHA256"; // kept on every stored response, so the next version can reuse it without reading it
+const WANTED = new Map(PRECACHE.files.map(([file, hash]) => [new URL(file, SCOPE).href, hash]));
+const PARALLEL = 4;
+let filling = null;
+
+const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const key = (url) => url.split(/[?#]/)[0];
 
 function isolate(response) {
   if (!response || response.type === "opaque" || response.type === "error") return response;
@@ -23,11 +38,67 @@ function isolate(response) {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
+/** The response to keep for `url`, or null unless it is a complete 200 with the build's bytes. */
+async function verified(url, response) {
+  const want = WANTED.get(url);
+  if (!want || !response || response.status !== 200) return null;
+  const body = await response.arrayBuffer();
+  if (hex(await crypto.subtle.digest("SHA-256", body)).slice(0, want.length) !== want) return null;
+  const headers = new Headers(response.headers);
+  headers.delete("Content-Encoding"); // the body is stored decoded
+  headers.delete("Content-Length");
+  headers.set(HASH, want);
+  return new Response(body, { status: 200, statusText: response.statusText, headers });
+}
+
+/** The same file in an older version's copy, when its hash is the one wanted. */
+async function fromOlderCopy(url, older) {
+  for (const name of older) {
+    const response = await (await caches.open(name)).match(url);
+    if (response && response.headers.get(HASH) === WANTED.get(url)) return response;
+  }
+  return null;
+}
+
+const quietFetch = (url, init) => fetch(url, init).catch(() => null);
+
+/**
+ * Put every missing file in the copy. `network`: false takes only what costs no download (an older copy, the
+ * HTTP cache); true also downloads the rest, revalidating what the HTTP cache holds.
+ */
+async function fill(network) {
+  const cache = await caches.open(CACHE);
+  const held = new Set((await cache.keys()).map((r) => r.url));
+  const older = (await caches.keys()).filter((n) => n.startsWith("tinyllm-") && n !== CACHE);
+  const missing = [...WANTED.keys()].filter((url) => !held.has(url));
+  const one = async (url) => {
+    let response = await fromOlderCopy(url, older);
+    if (!response) {
+      response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }));
+    }
+    if (!response && network) response = await verified(url, await quietFetch(url, { cache: "no-cache" }));
+    if (response) await cache.put(url, response);
+  };
+  const workers = Array.from({ length: PARALLEL }, async () => {
+    while (missing.length) await one(missing.shift());
+  });
+  await Promise.all(workers);
+}
+
+async function status() {
+  const cache = await caches.open(CACHE);
+  const held = (await cache.keys()).filter((r) => WANTED.has(r.url)).length;
+  return { type: "tl-sw-status", version: PRECACHE.version, cached: held, total: WANTED.size, filling: !!filling };
+}
+
+async function tellPages(message) {
+  for (const client of await self.clients.matchAll({ type: "window" })) client.postMessage(message);
+}
+
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    // cache: "reload" bypasses the HTTP cache, so a new version never precaches an old file.
-    await cache.addAll(PRECACHE.files.map((f) => new Request(new URL(f, SCOPE), { cache: "reload" })));
+    const update = (await caches.keys()).some((n) => n.startsWith("tinyllm-") && n !== CACHE);
+    await fill(update); // an update downloads what changed now; a first visit takes what the page fetched
     await self.skipWaiting();
   })());
 });
@@ -38,21 +109,17 @@ self.addEventListener("activate", (event) => {
     const old = names.filter((n) => n.startsWith("tinyllm-") && n !== CACHE);
     await Promise.all(old.map((n) => caches.delete(n)));
     await self.clients.claim();
-    if (old.length) {
-      for (const client of await self.clients.matchAll({ type: "window" })) {
-        client.postMessage({ type: "tl-sw-updated", version: PRECACHE.version });
-      }
-    }
+    if (old.length) await tellPages({ type: "tl-sw-updated", version: PRECACHE.version });
   })());
 });
 
 self.addEventListener("message", (event) => {
-  if (event.data && event.data.type === "tl-sw-status") {
-    event.waitUntil((async () => {
-      const cache = await caches.open(CACHE);
-      const cached = (await cache.keys()).length;
-      event.source.postMessage({ type: "tl-sw-status", version: PRECACHE.version, cached, total: PRECACHE.files.length });
-    })());
+  const type = event.data && event.data.type;
+  if (type === "tl-sw-status") {
+    event.waitUntil(status().then((s) => event.source.postMessage(s)));
+  } else if (type === "tl-sw-fill") {
+    filling = filling || fill(true).finally(() => { filling = null; });
+    event.waitUntil(filling.then(status).then(tellPages));
   }
 });
 
@@ -69,10 +136,16 @@ self.addEventListener("fetch", (event) => {
         if (request.mode === "navigate") response = await cache.match(new URL("404.html", SCOPE));
         if (!response) return Response.error();
       }
+      // A file of the offline copy, fetched through here: kept as it passes, so it is never downloaded again.
+      const url = key(request.url);
+      if (WANTED.has(url) && response.status === 200) {
+        const copy = response.clone();
+        event.waitUntil(verified(url, copy).then((r) => r && cache.put(url, r)).catch(() => {}));
+      }
     }
     // Isolation needs the headers only on documents and worker scripts (same-origin subresources load under
     // COEP without them). Everything else is returned as the cache holds it, which lets the browser serve it
-    // without pumping it through this worker, and keep its compiled-WebAssembly cache for the 10 MB core.
+    // without pumping it through this worker, and keep its compiled-WebAssembly cache for the core.
     return request.mode === "navigate" || request.destination === "worker" ? isolate(response) : response;
   })());
 });
