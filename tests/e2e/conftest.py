@@ -20,7 +20,7 @@ from tools.serve import start_in_thread
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / (os.environ.get("TL_SITE") or "site")  # TL_SITE: another build (test-e2e-zensical)
 SITE_NAME = os.path.relpath(SITE, REPO) + "/"
-FIXTURE_SITE = REPO / "build" / "fixture-site"
+FIXTURE_SITE = REPO / (os.environ.get("TL_FIXTURE_SITE") or "build/fixture-site")  # TL_FIXTURE_SITE: another build
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic", "--disable-gpu"]
 
