@@ -19,6 +19,8 @@ PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied
 SNAPSHOT = "snapshot.bin.lz4"        # in assets/pyodide/: requested by the worker before the list confirms it
 WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py JUDGE_FILES)
+CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
+LOADER_GZ = "pyodide.asm.js.gz"      # in assets/pyodide/: its loader script, gzipped
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from tools import build_outputs
+from tools import build_outputs, precompress
 
 SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw.js"
 SKIP_SUFFIXES = (".map",)
@@ -18,7 +18,8 @@ SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot and the packs are preca
 
 def _unused_assets(site: Path) -> set[str]:
     """Files the worker never requests once the build has packed them (tools/snapshot.py): numpy's wheel and the
-    judge's wheels. They stay on the site for Pyodide's own loadPackage (the benchmark's bare page uses them)."""
+    judge's wheels; and the core and its loader, which it fetches gzipped (tools/precompress.py). They stay on the
+    site for Pyodide's own loadPackage (the benchmark's bare page uses them)."""
     pyodide = site / "assets" / "pyodide"
     try:
         info = build_outputs.read_wheels_list(pyodide)
@@ -27,6 +28,7 @@ def _unused_assets(site: Path) -> set[str]:
         return set()
     unused = [numpy_wheel] if info.numpy else []
     unused += list(info.wheels) if info.wheels_pack else []
+    unused += sorted(precompress.replaced(pyodide))  # the worker fetches their gzipped copies
     return {f"assets/pyodide/{name}" for name in unused}
 
 

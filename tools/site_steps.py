@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from checker import manifest, validate
-from tools import bundle, offline, ol_wheel, pyodide_assets, snapshot
+from tools import bundle, offline, ol_wheel, precompress, pyodide_assets, snapshot
 from tools.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -52,6 +52,7 @@ def post_build(site: Path, course: Course) -> None:
     bundle.write(target, course.exercises)
     try:
         pyodide_assets.gather(site / "assets" / "pyodide")
+        precompress.write(site / "assets" / "pyodide")
         snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
     except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
         raise StepError(str(exc)) from None

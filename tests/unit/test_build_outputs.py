@@ -33,7 +33,8 @@ def test_both_sides_name_the_same_files():
     names = node("console.log(JSON.stringify(outputs.OUTPUTS));")
     assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
                      "snapshot": build_outputs.SNAPSHOT, "wheelsPack": build_outputs.WHEELS_PACK,
-                     "judgeZip": build_outputs.JUDGE_ZIP}
+                     "judgeZip": build_outputs.JUDGE_ZIP, "coreGz": build_outputs.CORE_GZ,
+                     "loaderGz": build_outputs.LOADER_GZ}
 
 
 @needs_node

@@ -17,6 +17,8 @@ export const OUTPUTS = Object.freeze({
   snapshot: "snapshot.bin.lz4", // the worker requests it under this name before the wheels list confirms it
   wheelsPack: "judge-wheels.pack",
   judgeZip: "checker.zip",
+  coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
+  loaderGz: "pyodide.asm.js.gz",
 });
 
 /**

@@ -57,18 +57,58 @@ const INDEX = new URL("pyodide/", ASSETS).href;
 const quiet = () => {};
 const OPTIONS = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
 
+/** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none. */
+async function inflated(realFetch, url, type) {
+  if (typeof DecompressionStream !== "function") return null;
+  const response = await realFetch(url).catch(() => null);
+  if (!response || !response.ok || !response.body) return null;
+  return new Response(response.body.pipeThrough(new DecompressionStream("gzip")), { headers: { "Content-Type": type } });
+}
+
+/** The core, compiled as its gzipped copy streams in (7 MB less to download), else from the original. */
+async function compileCore(realFetch, wasmURL) {
+  const response = await inflated(realFetch, INDEX + OUTPUTS.coreGz, "application/wasm");
+  if (response) {
+    try {
+      return await WebAssembly.compileStreaming(response);
+    } catch { /* a copy that does not inflate (a host that decoded it already): the original */ }
+  }
+  return WebAssembly.compileStreaming(realFetch(wasmURL));
+}
+
+/**
+ * Pyodide's loader script (pyodide.asm.js) from its gzipped copy, run in this worker's global scope: it defines
+ * `_createPyodideModule`, and loadPyodide, finding it, does not fetch the original. Resolves to false when it
+ * could not (Pyodide then loads the original itself).
+ */
+async function runLoader(realFetch) {
+  try {
+    const response = await inflated(realFetch, INDEX + OUTPUTS.loaderGz, "text/javascript");
+    if (!response) return false;
+    const source = await response.text();
+    (0, eval)(source); // indirect: global scope, as a classic script would run
+    return typeof self._createPyodideModule === "function";
+  } catch {
+    return false;
+  }
+}
+
+/** Whether Pyodide's loader script has run (runLoader); loadPyodide waits for it. */
+let loaderRan = Promise.resolve(false);
+
 /**
  * Pyodide requests its WebAssembly core and its standard library only once it has the snapshot in hand, so
  * their download and the core's compilation (10 MB) would wait for the snapshot's download. Both are requested
- * as the worker starts instead: the core is compiled in the background while the snapshot arrives, and
- * Pyodide's own requests for these two files are answered from here.
+ * as the worker starts instead, with the loader script: the core is compiled in the background while the
+ * snapshot arrives, and Pyodide's own requests for these two files are answered from here.
  */
 function startCoreEarly() {
   const realFetch = self.fetch.bind(self);
   const wasmURL = `${INDEX}pyodide.asm.wasm`;
   const stdlibURL = `${INDEX}python_stdlib.zip`;
-  const core = WebAssembly.compileStreaming(realFetch(wasmURL));
+  const core = compileCore(realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
+  loaderRan = runLoader(realFetch);
   let stdlib = realFetch(stdlibURL);
   stdlib.catch(() => {});
   const stubs = new WeakSet();
@@ -135,7 +175,7 @@ async function requestFiles(guessed) {
 
 /** The interpreter: restored from the memory snapshot when there is one it can use, else started cold. */
 async function startPython(files) {
-  const { loadPyodide } = await import(`${INDEX}pyodide.mjs`);
+  const [{ loadPyodide }] = await Promise.all([import(`${INDEX}pyodide.mjs`), loaderRan]);
   if (files.list.snapshot) {
     // Pyodide awaits the snapshot itself, after loading its own script: both downloads run side by side.
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
