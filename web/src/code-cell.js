@@ -172,8 +172,8 @@ function createCommands(cell, env, model, autosave, settings) {
       return last && last.status === "passed" && typeof last.code === "string" ? last.code : null;
     };
     const files = Object.fromEntries(deps.map((d, i) => [d.importPath, passed(own.requires[i]) ?? d.reference]));
-    const saved = store.get(keys.code(cell.uses), null);
-    files[own.importPath] = typeof saved === "string" ? saved : own.starter;
+    const saved = store.get(keys.code(cell.uses), null); // as cell/autosave.js writes it: {code, at}
+    files[own.importPath] = saved && typeof saved.code === "string" ? saved.code : own.starter;
     return files;
   }
 

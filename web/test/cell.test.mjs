@@ -468,13 +468,18 @@ test("an example that uses an exercise runs with the learner's saved code and it
     }, 20);
   };
   const bundles = { ...BUNDLES, "m-2": { ...BUNDLES["m-2"], requires: ["m-0", "m-1"], starter: "# starter of m-2\n" } };
-  const s = setup(exampleHTML("import tinyllm\n", { uses: "m-2" }), { storage, bundles,
+  // The exercise's own cell on the same page, where the learner types (saved by cell/autosave.js), and the example.
+  const s = setup(exerciseHTML(data("m-2")) + exampleHTML("import tinyllm\n", { uses: "m-2" }), { storage, bundles,
     pythonOptions: { fake: { behave, log } } });
   t.after(s.dispose);
-  s.store.set(keys.code("m-2"), "# my m-2\n");
+  s.cells[0].editor.setCode("# my m-2\n");
+  await until(() => s.store.get(keys.code("m-2"), null)?.code === "# my m-2\n", 1000, "the autosave");
   s.store.set(keys.result("m-1"), { status: "passed", code: "# my passed m-1\n", tests: [] });
-  const running = s.cells[0].run();
-  await until(() => s.root.querySelector(".tl-summary").textContent.startsWith("Loading matplotlib"), 1000, "progress");
+  const example = s.cells[1];
+  const exampleRoot = s.document.querySelectorAll(".tl-cell")[1];
+  const running = example.run();
+  await until(() => exampleRoot.querySelector(".tl-summary").textContent.startsWith("Loading matplotlib"), 1000,
+    "progress");
   await running;
   const sent = log.find((m) => m.type === "run");
   assert.deepEqual(sent.files, {
@@ -482,13 +487,13 @@ test("an example that uses an exercise runs with the learner's saved code and it
     [BUNDLES["m-1"].importPath]: "# my passed m-1\n",
     [BUNDLES["m-2"].importPath]: "# my m-2\n",
   });
-  const img = s.root.querySelector(".tl-output img");
+  const img = exampleRoot.querySelector(".tl-output img");
   assert.equal(img.getAttribute("alt"), "tries");
-  assert.equal(s.root.querySelector(".tl-output").textContent, "drawn\n");
-  assert.equal(s.root.dataset.status, "ok");
+  assert.equal(exampleRoot.querySelector(".tl-output").textContent, "drawn\n");
+  assert.equal(exampleRoot.dataset.status, "ok");
 
   // Nothing saved yet: the exercise's starter, whose stubs the example handles.
   s.store.remove(keys.code("m-2"));
-  await s.cells[0].run();
+  await example.run();
   assert.equal(log.filter((m) => m.type === "run").at(-1).files[BUNDLES["m-2"].importPath], "# starter of m-2\n");
 });
