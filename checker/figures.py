@@ -140,7 +140,8 @@ def render(fig, number: int, at: int | None) -> list[dict]:
         return [{"kind": "note", "text": f"{alt} ({size}) is too large to draw.", "at": at}]
     buffer = io.BytesIO()
     try:
-        fig.savefig(buffer, format="png", dpi=dpi, facecolor=BACKGROUND)
+        # bbox_inches="tight", as notebooks draw inline figures: labels at the edge are not cut off.
+        fig.savefig(buffer, format="png", dpi=dpi, facecolor=BACKGROUND, bbox_inches="tight")
     except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn is said, the run goes on
         return [{"kind": "note", "text": f"{alt} could not be drawn: {type(exc).__name__}: {exc}", "at": at}]
     items = [{"kind": "image", "mime": "image/png", "data": base64.b64encode(buffer.getvalue()).decode("ascii"),
