@@ -96,6 +96,24 @@ def set_code_and_check(page, slug: str, code: str) -> tuple[float, float | None]
     }""", [slug, code]))
 
 
+PLOT = "import matplotlib.pyplot as plt\nplt.plot([0, 1, 2], [0, 1, 4])\nplt.title('bench')\nplt.show()\n"
+
+# The first plot of a page fetches matplotlib (~10 MB, loaded only when code imports it) and imports it; the second
+# is the cost of drawing alone. Both as a cell's Run sends them, timed from the request to its result.
+FIRST_PLOT = """async (code) => {
+    const py = window.tinyllm.python;
+    const plot = async () => {
+        const t0 = performance.now();
+        const r = await py.request('run', {code, filename: 'plot.py', files: {}}, {timeLimit: 120});
+        if (r.status !== 'ok' || !(r.figures || []).some((f) => f.kind === 'image')) {
+            throw new Error(`the plot failed: ${r.status} ${r.traceback}`);
+        }
+        return performance.now() - t0;
+    };
+    return [await plot(), await plot()];
+}"""
+
+
 def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
     """One fresh browser: bare page, then the site (cold, then a repeat visit), then the warm figures."""
     out: dict = {}
@@ -161,6 +179,8 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
             page.evaluate("() => localStorage.setItem('tinyllm:v1:prefs:m07-6', JSON.stringify({refDeps: true}))")
         page.wait_for_timeout(10_000)
         out["site"][f"first_check_{slug.replace('-', '_')}_after_10s"] = set_code_and_check(page, slug, reference(slug))[0]
+        if slug == "e7-3":
+            out["site"]["first_plot"], out["site"]["warm_plot"] = page.evaluate(FIRST_PLOT, PLOT)
         if slug == "m07-6":  # E7.3's warm suite is measured above, in a settled page
             page.wait_for_timeout(12_000)
             out["site"]["warm_suite_m07_6"], out["site"]["bodies_m07_6"] = set_code_and_check(page, slug, reference(slug))
@@ -248,6 +268,8 @@ def report(runs: list[dict], stops: dict, build_ms: float, out: Path) -> None:
         both("repeat visit → ready to grade", "grade_repeat"),
         ("first Check E7.3 (after 10 s reading)", "ms", site["first_check_e7_3_after_10s"], grade, None),
         ("first Check M07.6 (after 10 s reading)", "ms", site["first_check_m07_6_after_10s"], grade, None),
+        ("first plot after that Check (loads matplotlib)", "ms", site.get("first_plot"), grade, None),
+        ("warm plot (one figure drawn)", "ms", site.get("warm_plot"), grade, None),
         ("warm trivial run (round trip)", "ms", site["warm_run"], grade, None),
         ("warm hidden suite E7.3", "ms", site["warm_suite_e7_3"], grade, None),
         ("warm hidden suite M07.6", "ms", site["warm_suite_m07_6"], grade, None),
