@@ -68,6 +68,9 @@ def _child_env(phase_file: Path) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTEST_PLUGINS": "checker.olrun",      # the phase reporter below
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # a learner's pytest-randomly or xdist must not change the verdict
+        # A check never draws: a learner's plt.show() must not open a window (and wait for it) during the tests,
+        # whatever backend their shell or matplotlibrc names. Their own runs of their code are left alone.
+        "MPLBACKEND": "Agg",
         PHASE_ENV: str(phase_file),
     })
     return env

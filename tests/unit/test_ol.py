@@ -473,3 +473,9 @@ def test_code_for_an_exercise_that_no_longer_exists_is_skipped_with_a_note(toy_r
     run = ol(toy_root, tmp_path, "import", "in.json")
     assert run.returncode == 0
     assert "skipped the code of t9-9" in flat(run.stderr) and (tmp_path / BASE_FILE).is_file()
+
+
+def test_a_check_never_draws_whatever_backend_the_shell_names(monkeypatch, tmp_path):
+    from checker import olrun
+    monkeypatch.setenv("MPLBACKEND", "TkAgg")
+    assert olrun._child_env(tmp_path / "phase")["MPLBACKEND"] == "Agg"
