@@ -71,6 +71,7 @@ class WheelsList:
     pyodide:     the Pyodide version the files are for
     wheels:      the judge's wheels (pytest and what it needs), file names in assets/pyodide/
     snapshot:    the memory snapshot (an LZ4 container, tools/pack.py)
+    snapshot_bytes: its size, which the worker weighs against the line's speed (start cold on a slow line)
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
     optional:    packages loaded only when learner code imports them (OptionalPackage)
@@ -82,10 +83,11 @@ class WheelsList:
     numpy: str = ""
     wheels_pack: str = ""
     optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
+    snapshot_bytes: int = 0
 
-    def packed(self, *, snapshot: str, numpy: str, wheels_pack: str) -> WheelsList:
+    def packed(self, *, snapshot: str, numpy: str, wheels_pack: str, snapshot_bytes: int = 0) -> WheelsList:
         """This list with the snapshot and the packs named."""
-        return replace(self, snapshot=snapshot, numpy=numpy, wheels_pack=wheels_pack)
+        return replace(self, snapshot=snapshot, numpy=numpy, wheels_pack=wheels_pack, snapshot_bytes=snapshot_bytes)
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -95,7 +97,8 @@ def read_wheels_list(assets: Path) -> WheelsList:
         raise ValueError(f"{assets / WHEELS_LIST}: no list of wheels")
     names = {k: str(data.get(k) or "") for k in ("snapshot", "numpy", "wheels_pack")}
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
-    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), **names, optional=optional)
+    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), **names, optional=optional,
+                      snapshot_bytes=int(data.get("snapshot_bytes") or 0))
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:

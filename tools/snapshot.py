@@ -65,5 +65,6 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     for name, path in outputs.items():
         shutil.copyfile(path, assets / name)
     build_outputs.write_wheels_list(assets, info.packed(snapshot=snapshot_name, numpy=archive_name,
-                                                         wheels_pack=wheels_name))
+                                                         wheels_pack=wheels_name,
+                                                         snapshot_bytes=(assets / snapshot_name).stat().st_size))
     return snapshot_name

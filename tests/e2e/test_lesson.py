@@ -110,6 +110,22 @@ def test_reference_passes_every_hidden_test_with_ctrl_enter(page, fixture_url):
     assert "def test_" not in cell(page, SLUG).inner_text()
 
 
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("start", ["cold", "snapshot"])
+def test_either_start_grades_the_same(page, fixture_url, start):
+    """A slow line's first visit starts Python without the memory snapshot (worker.js snapshotWorthIt); forced here
+    both ways, the page is ready and grades the reference with every test passing."""
+    page.goto(f"{fixture_url}{LESSON}?tl-start={start}")
+    wait_python(page, SLUG)
+    assert page.evaluate("window.tinyllm.python.timeline.snapshot") is (start == "snapshot")
+    set_code(page, SLUG, reference(FIXTURE, SLUG))
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+    assert set(outcomes(page, SLUG).values()) == {"passed"}
+
+
 def edited(source: str, find: str, replace: str) -> str:
     assert source.count(find) == 1, f"the fixture's reference no longer has {find!r} once"
     return source.replace(find, replace)

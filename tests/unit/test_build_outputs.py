@@ -41,7 +41,8 @@ def test_both_sides_name_the_same_files():
 @pytest.mark.parametrize("written", [
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
-        snapshot=build_outputs.SNAPSHOT, numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK),
+        snapshot=build_outputs.SNAPSHOT, numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
+        snapshot_bytes=8_307_577),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -55,7 +56,7 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
     assert read == {"pyodide": written.pyodide, "wheels": list(written.wheels), "snapshot": written.snapshot,
                     "numpyPack": written.numpy, "wheelsPack": written.wheels_pack,
                     "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
-                                 for o in written.optional]}
+                                 for o in written.optional], "snapshotBytes": written.snapshot_bytes}
 
 
 @needs_node

@@ -96,12 +96,11 @@ def urls_of(site):
     return [url for url, _hash in offline.precache_list(site)[0]]
 
 
-def test_the_worker_guesses_the_snapshot_name_the_build_writes():
-    """web/src/worker.js requests the snapshot before the wheels list names it, under the name the build writes it
-    (tools/snapshot.py writes build_outputs.SNAPSHOT; test_build_outputs.py holds OUTPUTS.snapshot to the same)."""
+def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
+    """web/src/worker.js requests the snapshot under the name the wheels list gives, once it has weighed its size
+    against the line's speed, and names no build output itself."""
     worker = (REPO / "web" / "src" / "worker.js").read_text()
-    assert "fetchSnapshot(INDEX + OUTPUTS.snapshot)" in worker
-    assert "list.snapshot === OUTPUTS.snapshot ? guessed" in worker
+    assert "snapshotWorthIt(list.snapshotBytes)" in worker and "fetchSnapshot(INDEX + list.snapshot)" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 
 

@@ -14,7 +14,7 @@
 export const OUTPUTS = Object.freeze({
   wheelsList: "wheels.json",
   pyodideLock: "pyodide-lock.json",
-  snapshot: "snapshot.bin.lz4", // the worker requests it under this name before the wheels list confirms it
+  snapshot: "snapshot.bin.lz4", // the name the build writes it under; the worker reads it from the wheels list
   wheelsPack: "judge-wheels.pack",
   judgeZip: "checker.zip",
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
@@ -27,7 +27,7 @@ export const OUTPUTS = Object.freeze({
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string, numpyPack: string, wheelsPack: string,
- *   optional: OptionalPackage[]}} WheelsList
+ *   optional: OptionalPackage[], snapshotBytes: number}} WheelsList
  *   `snapshot`, `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's
  *   wheels as one pack, replacing `wheels`) are "" when the build made none; `optional` is [] when it has none.
  */
@@ -46,6 +46,7 @@ export function readWheelsList(data) {
   return {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: name("snapshot"), numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
+    snapshotBytes: Number(data.snapshot_bytes) || 0,
   };
 }
 

@@ -18,6 +18,14 @@ let nextId = 1;
 
 const moduleWorker = (url) => new Worker(url, { type: "module" });
 
+/** The worker's address; `?tl-start=cold|snapshot` on the page's passes the override on (worker.js COLD_START_MS). */
+export function workerURL(base, search) {
+  const url = new URL("tl/tl-worker.js", base);
+  const start = new URLSearchParams(search).get("tl-start");
+  if (start === "cold" || start === "snapshot") url.searchParams.set("start", start);
+  return url;
+}
+
 export class PythonWorker {
   /**
    * @param {{base: string|URL, spare?: boolean, createWorker?: (url: URL) => Worker, isolated?: boolean,
@@ -61,7 +69,7 @@ export class PythonWorker {
     // The page template may have started the first worker already, in the page's <head> (overrides/main.html).
     const early = globalThis.__tlEarlyWorker;
     globalThis.__tlEarlyWorker = null;
-    const worker = early || this.createWorker(new URL("tl/tl-worker.js", this.base));
+    const worker = early || this.createWorker(workerURL(this.base, globalThis.location?.search || ""));
     const channel = new MessageChannel();
     const slot = { worker, port: channel.port1, stage: "", interrupt: null, failed: "" };
     if (this.isolated) slot.interrupt = new SharedArrayBuffer(1);
@@ -103,6 +111,7 @@ export class PythonWorker {
       slot.stage = msg.stage;
       // ms since navigation, for the benchmark (bench/run.py) and for curious learners
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
+      if (slot === this.live && msg.snapshot !== undefined) this.timeline.snapshot = msg.snapshot;
       if (slot === this.live) this.#announce();
     } else if (msg.type === "fatal") {
       this.#lost(slot, msg.message);

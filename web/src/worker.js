@@ -57,12 +57,60 @@ const INDEX = new URL("pyodide/", ASSETS).href;
 const quiet = () => {};
 const OPTIONS = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/home/pyodide" } };
 
+/**
+ * Restoring the memory snapshot saves the work of starting Python and importing numpy and pytest, about
+ * COLD_START_MS on this project's 2-core machine (bench/README.md), but costs the snapshot's download (8 MB). On a
+ * line too slow to bring it in that time, a first visit starts cold instead: it is ready sooner and downloads
+ * less; the offline copy fetches the snapshot afterwards, for the visits after. The line's speed is what the
+ * start-up downloads (the core, the standard library) have brought in by the time the core has arrived, or
+ * DECIDE_MS after their first byte; a repeat visit, served from the offline copy, always restores.
+ */
+const COLD_START_MS = 1500;
+const DECIDE_MS = 400;
+const meter = { bytes: 0, first: 0 };
+let firstByte;
+const firstByteSeen = new Promise((resolve) => { firstByte = resolve; });
+
+/** `response` with its body counted by the meter as it arrives. */
+function counted(response) {
+  if (!response.body) return response;
+  const count = new TransformStream({
+    transform(chunk, controller) {
+      if (!meter.first) {
+        meter.first = performance.now();
+        firstByte();
+      }
+      meter.bytes += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(count), {
+    status: response.status, statusText: response.statusText, headers: response.headers,
+  });
+}
+
+/** Settles once the line's speed can be told (see COLD_START_MS). */
+let lineMeasured = Promise.resolve();
+
+/** `?start=cold|snapshot` on this worker's address (a page's `?tl-start=`): the choice made, for tests and the benchmark. */
+const CHOSEN_START = new URL(self.location.href).searchParams.get("start");
+
+/** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
+async function snapshotWorthIt(bytes) {
+  if (CHOSEN_START === "cold" || CHOSEN_START === "snapshot") return CHOSEN_START === "snapshot";
+  await lineMeasured;
+  if (!bytes || !meter.first) return true;
+  const perMs = meter.bytes / Math.max(1, performance.now() - meter.first);
+  return bytes / perMs < COLD_START_MS;
+}
+
 /** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none. */
 async function inflated(realFetch, url, type) {
   if (typeof DecompressionStream !== "function") return null;
   const response = await realFetch(url).catch(() => null);
   if (!response || !response.ok || !response.body) return null;
-  return new Response(response.body.pipeThrough(new DecompressionStream("gzip")), { headers: { "Content-Type": type } });
+  return new Response(counted(response).body.pipeThrough(new DecompressionStream("gzip")),
+    { headers: { "Content-Type": type } });
 }
 
 /** The core, compiled as its gzipped copy streams in (7 MB less to download), else from the original. */
@@ -108,8 +156,10 @@ function startCoreEarly() {
   const stdlibURL = `${INDEX}python_stdlib.zip`;
   const core = compileCore(realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
+  const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+  lineMeasured = Promise.race([core.catch(() => {}), firstByteSeen.then(() => sleep(DECIDE_MS))]);
   loaderRan = runLoader(realFetch);
-  let stdlib = realFetch(stdlibURL);
+  let stdlib = realFetch(stdlibURL).then(counted);
   stdlib.catch(() => {});
   const stubs = new WeakSet();
   self.fetch = (input, init) => {
@@ -138,7 +188,8 @@ function startCoreEarly() {
 }
 
 /**
- * @typedef {{list: import("./build-outputs.js").WheelsList, snapshot: Promise<Uint8Array|null>,
+ * @typedef {{list: import("./build-outputs.js").WheelsList, restoring: Promise<boolean>,
+ *   snapshot: Promise<Uint8Array|null>,
  *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
  *   Every download start-up needs, each a promise; a pack is null when the build made none.
  */
@@ -146,21 +197,21 @@ function startCoreEarly() {
 /**
  * Read the wheels list, then request every file at once, so downloads overlap the interpreter's start. The
  * snapshot comes first: it is on the critical path, and decoding the packs on this thread would only delay it,
- * so they are decoded once the snapshot is. `guessed` is the snapshot requested under its usual name
- * (OUTPUTS.snapshot) before the list confirmed it: that saves a round trip; a build without one answers 404.
+ * so they are decoded once the snapshot is, or once Python starts cold without it (snapshotWorthIt): then
+ * `snapshot` resolves to null.
  * @returns {Promise<Files>}
  */
-async function requestFiles(guessed) {
+async function requestFiles() {
   const response = await fetch(INDEX + OUTPUTS.wheelsList);
   if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
   const list = readWheelsList(await response.json());
-  const snapshot = !list.snapshot ? Promise.resolve(null)
-    : list.snapshot === OUTPUTS.snapshot ? guessed : fetchSnapshot(INDEX + list.snapshot);
+  const restoring = list.snapshot ? snapshotWorthIt(list.snapshotBytes) : Promise.resolve(false);
+  const snapshot = restoring.then((yes) => (yes ? fetchSnapshot(INDEX + list.snapshot) : null));
   const after = snapshot.catch(() => null);
   const unpacked = (name) => (name ? quietly(Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b)))
     : null);
   return {
-    list, snapshot, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
+    list, restoring, snapshot, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(new URL(`tl/${OUTPUTS.judgeZip}`, ASSETS).href),
   };
 }
@@ -176,8 +227,8 @@ async function requestFiles(guessed) {
 /** The interpreter: restored from the memory snapshot when there is one it can use, else started cold. */
 async function startPython(files) {
   const [{ loadPyodide }] = await Promise.all([import(`${INDEX}pyodide.mjs`), loaderRan]);
-  if (files.list.snapshot) {
-    // Pyodide awaits the snapshot itself, after loading its own script: both downloads run side by side.
+  if (await files.restoring) {
+    // Pyodide awaits the snapshot itself, after its own set-up: the download goes on meanwhile.
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
     try {
       return { py: await loadPyodide({ ...OPTIONS, _loadSnapshot: bytes }), restored: true };
@@ -266,7 +317,7 @@ const ready = (stage, extra = {}) => post({ type: "status", stage, ms: performan
  */
 function boot() {
   startCoreEarly();
-  const files = requestFiles(fetchSnapshot(INDEX + OUTPUTS.snapshot));
+  const files = requestFiles();
   stages[STAGE.python] = files.then(async (f) => {
     const session = await installJudge(await startPython(f), f);
     ready(STAGE.python, { snapshot: session.restored });

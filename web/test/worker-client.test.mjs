@@ -251,3 +251,12 @@ test("after dispose, requests resolve as stopped and no worker is started again"
   assert.equal(late.status, "stopped");
   assert.equal(workers.length, 1);
 });
+
+test("?tl-start= on the page's address is passed on to the worker, other values are not", async () => {
+  const { workerURL } = await import("../src/worker-client.js");
+  const base = "https://example.org/course/assets/";
+  assert.equal(workerURL(base, "").href, "https://example.org/course/assets/tl/tl-worker.js");
+  assert.equal(workerURL(base, "?tl-start=cold").href, "https://example.org/course/assets/tl/tl-worker.js?start=cold");
+  assert.equal(workerURL(base, "?a=1&tl-start=snapshot").searchParams.get("start"), "snapshot");
+  assert.equal(workerURL(base, "?tl-start=evil").search, "");
+});
