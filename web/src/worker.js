@@ -350,9 +350,11 @@ const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
  * imports none of them costs what it did before, and nothing of them is fetched until one is imported.
  */
 function wantedPackages(session, msg) {
-  const optional = session.list.optional.filter((p) => !session.optional[p.name]);
-  if (!optional.length) return [];
   const sources = msg.type === "run" ? [msg.code, ...Object.values(msg.files || {})] : Object.values(msg.files);
+  // Code that does not even mention a package's modules is not parsed: most requests cost no Python call.
+  const optional = session.list.optional.filter((p) => !session.optional[p.name]
+    && p.imports.some((name) => sources.some((source) => source.includes(name))));
+  if (!optional.length) return [];
   const imported = new Set(parse(session.bridge.imports(JSON.stringify(sources))));
   return optional.filter((p) => p.imports.some((name) => imported.has(name)));
 }
