@@ -117,7 +117,8 @@ import pytest  # noqa: E402
 def test_either_start_grades_the_same(page, fixture_url, start):
     """A slow line's first visit starts Python without the memory snapshot (worker.js snapshotWorthIt); forced here
     both ways, the page is ready and grades the reference with every test passing."""
-    page.goto(f"{fixture_url}{LESSON}?tl-start={start}")
+    page.context.add_init_script(f"localStorage.setItem('tl-start', '{start}')")
+    page.goto(fixture_url + LESSON)
     wait_python(page, SLUG)
     assert page.evaluate("window.tinyllm.python.timeline.snapshot") is (start == "snapshot")
     set_code(page, SLUG, reference(FIXTURE, SLUG))

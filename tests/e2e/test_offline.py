@@ -15,13 +15,17 @@ FIXTURE_SITE_NAME = yaml.safe_load((FIXTURE.parent / "mkdocs.yml").read_text())[
 
 
 class LoggingHandler(Handler):
-    """Keeps the requests for sw.js and every answer other than 200, to explain a failed update."""
+    """Keeps the requests for sw.js and every answer other than 200, to explain a failed update, and the path of
+    every 200, to tell a file sent twice."""
 
     log: list[str]  # one list per server: private_site gives each its own subclass
+    sent: list[str]
 
     def log_request(self, code="-", size="-"):
         if self.path.startswith("/sw.js") or str(code) != "200":
             self.log.append(f"{self.command} {self.path} {code}")
+        if str(code) == "200":
+            self.sent.append(self.path.split("?")[0])
 
 
 @pytest.fixture()
@@ -30,9 +34,9 @@ def private_site(tmp_path, fixture_url):
     copy, which `fixture_url` makes)."""
     root = tmp_path / "site"
     shutil.copytree(served(FIXTURE_SITE), root)
-    handler = type("Logging", (LoggingHandler,), {"log": []})
+    handler = type("Logging", (LoggingHandler,), {"log": [], "sent": []})
     server, url = start_in_thread(root, base=handler)
-    server.log = handler.log
+    server.log, server.sent = handler.log, handler.sent
     yield root, server, url
     server.shutdown()
     server.server_close()
@@ -70,6 +74,59 @@ def test_the_site_works_offline_after_one_visit(page, private_site):
     set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+
+
+def sw_status(page) -> dict:
+    return page.evaluate("""() => new Promise((resolve) => {
+        navigator.serviceWorker.addEventListener('message', function once(e) {
+            if (!e.data || e.data.type !== 'tl-sw-status') return;
+            navigator.serviceWorker.removeEventListener('message', once);
+            resolve(e.data);
+        });
+        navigator.serviceWorker.controller.postMessage({type: 'tl-sw-status'});
+    })""")
+
+
+@pytest.mark.parametrize("start", ["snapshot", "cold"])
+def test_a_first_visit_sends_no_file_twice(page, private_site, start):
+    """The offline copy takes what the page and its worker fetched (the HTTP cache, the worker's hand-off) and
+    downloads the rest once, whichever way Python started (cold: the snapshot comes with the rest)."""
+    root, server, url = private_site
+    page.context.add_init_script(f"localStorage.setItem('tl-start', '{start}')")
+    page.goto(url + LESSON)
+    wait_python(page, SLUG)
+    wait_precached(page)
+    twice = sorted({p for p in server.sent if server.sent.count(p) > 1})
+    assert not twice, f"sent more than once: {twice}"
+    assert "/assets/pyodide/pyodide.asm.wasm" not in server.sent, "the worker fetches the core gzipped"
+
+
+SAVE_DATA = "Object.defineProperty(Navigator.prototype, 'connection', {get: () => ({saveData: true})});"
+
+
+def test_on_a_save_data_connection_the_rest_of_the_copy_waits_for_the_learner(page, private_site):
+    root, server, url = private_site
+    page.context.add_init_script(SAVE_DATA)
+    page.goto(url + LESSON)
+    wait_python(page, SLUG)
+    page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller", timeout=60_000)
+    page.wait_for_timeout(3000)  # past the idle moment the page would ask at
+    first = sw_status(page)
+    assert 0 < first["cached"] < first["total"] and not first["filling"], first
+    fetched = len(server.sent)
+    page.goto(url)  # the home page says how, and offers the button
+    box = page.locator(".tl-offline")
+    expect_text = f"{sw_status(page)['cached']} of {first['total']} files"
+    page.wait_for_function("(t) => document.querySelector('.tl-offline-state').textContent.includes(t)",
+                           arg=expect_text, timeout=10_000)
+    assert "save data" in box.inner_text()
+    assert len(server.sent) - fetched < 10, "nothing but the home page itself was downloaded"
+    box.locator("button.tl-offline-save").click()
+    status = wait_precached(page)
+    assert status["cached"] == status["total"]
+    page.wait_for_function("() => document.querySelector('.tl-offline-state').textContent.includes('works offline')",
+                           timeout=30_000)
+    assert box.locator("button.tl-offline-save").is_hidden()
 
 
 def publish_new_version(root) -> str:

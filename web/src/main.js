@@ -67,9 +67,10 @@ const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, {
  * Register the service worker (offline use, isolation headers). It keeps what this page has fetched; the rest of
  * the site is asked for once the page is idle, except on a connection that asks to save data (offline.js).
  */
-function registerServiceWorker() {
+function registerServiceWorker(handedOff = Promise.resolve()) {
   if (!("serviceWorker" in navigator) || !location.protocol.startsWith("http")) return;
   navigator.serviceWorker.register(new URL("../../sw.js", import.meta.url), { updateViaCache: "none" })
+    .then(() => handedOff)
     .then(() => {
       if (fillsByItself(navigator)) whenIdle(() => requestFill(navigator.serviceWorker).catch(() => {}));
     })
@@ -112,10 +113,19 @@ function start() {
     mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
     // The offline copy takes what this page fetched and downloads the rest: start it only when Python is
     // ready, so it never competes with the learner's first run for the network or the CPU.
-    const stop = python.subscribe(({ stage, failed }) => {
-      if (stage === STAGE.judge || failed) {
+    // The rest of the copy is asked for once the worker has handed off what it downloaded (or 15 s on).
+    let handedOff;
+    const handed = new Promise((resolve) => { handedOff = resolve; });
+    setTimeout(handedOff, 15_000);
+    let registered = false;
+    const stop = python.subscribe(({ stage, failed, handedOff: done }) => {
+      if ((stage === STAGE.judge || failed) && !registered) {
+        registered = true;
+        registerServiceWorker(handed);
+      }
+      if (done || failed) {
+        handedOff();
         setTimeout(() => stop(), 0);
-        registerServiceWorker();
       }
     });
   } else {

@@ -3,11 +3,11 @@
  *
  * - Every byte once: the build lists every file of the offline copy with its sha256 (PRECACHE.files). The copy
  *   is filled from what the browser already holds before anything is downloaded: on install, each file comes
- *   from the previous version's copy when its hash is unchanged, else from the HTTP cache (`only-if-cached`,
- *   which the page and its Python worker have just filled); a file fetched through this worker is kept as it
- *   passes. What is still missing is downloaded only when a page asks (`tl-sw-fill`): main.js asks once Python
- *   is ready and the page is idle, unless the connection asks to save data; then the learner asks, from the
- *   home page or the progress page (offline.js). Every file is checked against its hash before it is kept, so
+ *   from the previous version's copy when its hash is unchanged, else from what the Python worker handed off
+ *   (worker.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
+ *   fetched through this worker is kept as it passes. What is still missing is downloaded only when a page
+ *   asks (`tl-sw-fill`): main.js asks once Python is ready and the page is idle, unless the connection asks to
+ *   save data; then the learner asks, from the home page or the progress page (offline.js). Every file is checked against its hash before it is kept, so
  *   a stale or truncated answer is never served offline.
  * - Updates: a new build writes a new PRECACHE.version whenever any file changes, so the browser sees a new
  *   sw.js on the next navigation and installs it; the install downloads only the files whose hash changed
@@ -22,6 +22,7 @@
 const CACHE = `tinyllm-${PRECACHE.version}`;
 const SCOPE = new URL("./", self.location).href;
 const HASH = "X-TL-SHA256"; // kept on every stored response, so the next version can reuse it without reading it
+const HANDOFF = "tinyllm-handoff"; // what the Python worker downloaded (worker.js handingOff)
 const WANTED = new Map(PRECACHE.files.map(([file, hash]) => [new URL(file, SCOPE).href, hash]));
 const PARALLEL = 4;
 let filling = null;
@@ -62,6 +63,25 @@ async function fromOlderCopy(url, older) {
 
 const quietFetch = (url, init) => fetch(url, init).catch(() => null);
 
+/** Files of the copy on their way in, by URL: a verified response (or null) once downloaded and kept. A second
+ * request for one waits for it instead of downloading it again. */
+const inflight = new Map();
+
+/** Keep `response` (or, when it is a promise, what it resolves to) as `url`'s copy once it is verified. */
+function keep(url, cache, response) {
+  if (!inflight.has(url)) {
+    const kept = Promise.resolve(response).then((r) => verified(url, r))
+      .then(async (r) => {
+        if (r) await cache.put(url, r.clone());
+        return r;
+      })
+      .catch(() => null)
+      .finally(() => inflight.delete(url));
+    inflight.set(url, kept);
+  }
+  return inflight.get(url);
+}
+
 /**
  * Put every missing file in the copy. `network`: false takes only what costs no download (an older copy, the
  * HTTP cache); true also downloads the rest, revalidating what the HTTP cache holds.
@@ -69,20 +89,31 @@ const quietFetch = (url, init) => fetch(url, init).catch(() => null);
 async function fill(network) {
   const cache = await caches.open(CACHE);
   const held = new Set((await cache.keys()).map((r) => r.url));
-  const older = (await caches.keys()).filter((n) => n.startsWith("tinyllm-") && n !== CACHE);
-  const missing = [...WANTED.keys()].filter((url) => !held.has(url));
+  const older = (await caches.keys()).filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
+  // What the Python worker fetches comes last: its hand-off copies are written as it reads them, and may still be
+  // on their way when a page asks for the rest.
+  const byWorker = (url) => url.startsWith(`${SCOPE}assets/pyodide/`) || url.startsWith(`${SCOPE}assets/tl/`);
+  const wanted = [...WANTED.keys()].filter((url) => !held.has(url));
+  const passes = [wanted.filter((url) => !byWorker(url)), wanted.filter(byWorker)];
+  let handoff = null;
   const one = async (url) => {
+    if (inflight.has(url)) await inflight.get(url);
+    if (await cache.match(url)) return; // fetched through this worker meanwhile
     let response = await fromOlderCopy(url, older);
+    if (!response && handoff) response = await verified(url, await handoff.match(url));
     if (!response) {
       response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }));
     }
-    if (!response && network) response = await verified(url, await quietFetch(url, { cache: "no-cache" }));
     if (response) await cache.put(url, response);
+    else if (network) await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
   };
-  const workers = Array.from({ length: PARALLEL }, async () => {
-    while (missing.length) await one(missing.shift());
-  });
-  await Promise.all(workers);
+  for (const missing of passes) {
+    handoff = (await caches.has(HANDOFF)) ? await caches.open(HANDOFF) : null;
+    await Promise.all(Array.from({ length: PARALLEL }, async () => {
+      while (missing.length) await one(missing.shift());
+    }));
+  }
+  if (network && (await cache.keys()).length >= WANTED.size) await caches.delete(HANDOFF);
 }
 
 async function status() {
@@ -97,7 +128,7 @@ async function tellPages(message) {
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
-    const update = (await caches.keys()).some((n) => n.startsWith("tinyllm-") && n !== CACHE);
+    const update = (await caches.keys()).some((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
     await fill(update); // an update downloads what changed now; a first visit takes what the page fetched
     await self.skipWaiting();
   })());
@@ -106,7 +137,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
     const names = await caches.keys();
-    const old = names.filter((n) => n.startsWith("tinyllm-") && n !== CACHE);
+    const old = names.filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
     await Promise.all(old.map((n) => caches.delete(n)));
     await self.clients.claim();
     if (old.length) await tellPages({ type: "tl-sw-updated", version: PRECACHE.version });
@@ -129,6 +160,14 @@ self.addEventListener("fetch", (event) => {
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
     let response = await cache.match(request, { ignoreSearch: true });
+    const url = key(request.url);
+    if (!response && inflight.has(url)) response = (await inflight.get(url))?.clone();
+    if (!response && WANTED.has(url) && (await caches.has(HANDOFF))) {
+      // Downloaded by a Python worker this worker did not control (the first one of a first visit): a second
+      // one (the spare, a restart) takes it from there, and so does the copy.
+      response = await verified(url, await (await caches.open(HANDOFF)).match(url));
+      if (response) await cache.put(url, response.clone());
+    }
     if (!response) {
       try {
         response = await fetch(request);
@@ -137,11 +176,7 @@ self.addEventListener("fetch", (event) => {
         if (!response) return Response.error();
       }
       // A file of the offline copy, fetched through here: kept as it passes, so it is never downloaded again.
-      const url = key(request.url);
-      if (WANTED.has(url) && response.status === 200) {
-        const copy = response.clone();
-        event.waitUntil(verified(url, copy).then((r) => r && cache.put(url, r)).catch(() => {}));
-      }
+      if (WANTED.has(url) && response.status === 200) event.waitUntil(keep(url, cache, response.clone()));
     }
     // Isolation needs the headers only on documents and worker scripts (same-origin subresources load under
     // COEP without them). Everything else is returned as the cache holds it, which lets the browser serve it

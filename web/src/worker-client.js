@@ -16,15 +16,20 @@ const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is rea
 
 let nextId = 1;
 
-const moduleWorker = (url) => new Worker(url, { type: "module" });
-
-/** The worker's address; `?tl-start=cold|snapshot` on the page's passes the override on (worker.js COLD_START_MS). */
-export function workerURL(base, search) {
-  const url = new URL("tl/tl-worker.js", base);
-  const start = new URLSearchParams(search).get("tl-start");
-  if (start === "cold" || start === "snapshot") url.searchParams.set("start", start);
-  return url;
+/**
+ * The worker's name: `start=cold|snapshot` when localStorage's "tl-start" forces how Python starts
+ * (worker.js COLD_START_MS; for tests and the benchmark), else "". A name, not a query, so the worker's address
+ * stays the one the offline copy holds.
+ */
+export function workerName(storage) {
+  let start = null;
+  try {
+    start = storage ? storage.getItem("tl-start") : null;
+  } catch { /* no storage */ }
+  return start === "cold" || start === "snapshot" ? `start=${start}` : "";
 }
+
+const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName(globalThis.localStorage) });
 
 export class PythonWorker {
   /**
@@ -69,7 +74,7 @@ export class PythonWorker {
     // The page template may have started the first worker already, in the page's <head> (overrides/main.html).
     const early = globalThis.__tlEarlyWorker;
     globalThis.__tlEarlyWorker = null;
-    const worker = early || this.createWorker(workerURL(this.base, globalThis.location?.search || ""));
+    const worker = early || this.createWorker(new URL("tl/tl-worker.js", this.base));
     const channel = new MessageChannel();
     const slot = { worker, port: channel.port1, stage: "", interrupt: null, failed: "" };
     if (this.isolated) slot.interrupt = new SharedArrayBuffer(1);
@@ -81,9 +86,10 @@ export class PythonWorker {
     return slot;
   }
 
-  /** Current start-up status: {stage, failed, restarts, isolated}. */
+  /** Current start-up status: {stage, failed, restarts, isolated, handedOff}; handedOff: protocol.js StatusReply. */
   get status() {
-    return { stage: this.stage, failed: this.live ? this.live.failed : "", restarts: this.restarts, isolated: this.isolated };
+    return { stage: this.stage, failed: this.live ? this.live.failed : "", restarts: this.restarts, isolated: this.isolated,
+      handedOff: Boolean(this.live && this.live.handedOff) };
   }
 
   /** Call `fn(status)` now and on every change; returns an unsubscribe function. */
@@ -112,6 +118,7 @@ export class PythonWorker {
       // ms since navigation, for the benchmark (bench/run.py) and for curious learners
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
       if (slot === this.live && msg.snapshot !== undefined) this.timeline.snapshot = msg.snapshot;
+      if (msg.handedOff) slot.handedOff = true;
       if (slot === this.live) this.#announce();
     } else if (msg.type === "fatal") {
       this.#lost(slot, msg.message);

@@ -62,8 +62,8 @@ const OPTIONS = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/
  * COLD_START_MS on this project's 2-core machine (bench/README.md), but costs the snapshot's download (8 MB). On a
  * line too slow to bring it in that time, a first visit starts cold instead: it is ready sooner and downloads
  * less; the offline copy fetches the snapshot afterwards, for the visits after. The line's speed is what the
- * start-up downloads (the core, the standard library) have brought in by the time the core has arrived, or
- * DECIDE_MS after their first byte; a repeat visit, served from the offline copy, always restores.
+ * start-up downloads (the core, the standard library) have brought in by the time the core's last byte has
+ * arrived, or DECIDE_MS after their first byte; a repeat visit, served from the offline copy, always restores.
  */
 const COLD_START_MS = 1500;
 const DECIDE_MS = 400;
@@ -71,29 +71,39 @@ const meter = { bytes: 0, first: 0 };
 let firstByte;
 const firstByteSeen = new Promise((resolve) => { firstByte = resolve; });
 
-/** `response` with its body counted by the meter as it arrives. */
-function counted(response) {
+/**
+ * `response` with its body counted by the meter as the network delivers it: a branch of the body (tee) is read
+ * as fast as it arrives, so the count measures the line, not the consumer (compiling the core, when the machine
+ * is busy, reads slower than a fast line delivers); the tee holds the chunks for the consumer meanwhile.
+ * `arrived` is called once the whole body is in.
+ */
+function counted(response, arrived = () => {}) {
   if (!response.body) return response;
-  const count = new TransformStream({
-    transform(chunk, controller) {
+  const [body, probe] = response.body.tee();
+  (async () => {
+    const reader = probe.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
       if (!meter.first) {
         meter.first = performance.now();
         firstByte();
       }
-      meter.bytes += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(count), {
-    status: response.status, statusText: response.statusText, headers: response.headers,
-  });
+      meter.bytes += value.byteLength;
+    }
+  })().catch(() => {}).finally(arrived);
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
+
+let coreArrived;
+const coreIn = new Promise((resolve) => { coreArrived = resolve; });
 
 /** Settles once the line's speed can be told (see COLD_START_MS). */
 let lineMeasured = Promise.resolve();
 
-/** `?start=cold|snapshot` on this worker's address (a page's `?tl-start=`): the choice made, for tests and the benchmark. */
-const CHOSEN_START = new URL(self.location.href).searchParams.get("start");
+/** `start=cold|snapshot` as this worker's name (worker-client.js workerName): the choice made, for tests and the
+ * benchmark. */
+const CHOSEN_START = /^start=(cold|snapshot)$/.exec(self.name || "")?.[1];
 
 /** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
 async function snapshotWorthIt(bytes) {
@@ -104,12 +114,34 @@ async function snapshotWorthIt(bytes) {
   return bytes / perMs < COLD_START_MS;
 }
 
+/**
+ * Every byte once, where the HTTP cache would not keep a file (a private window keeps none over a few MB, and
+ * some hosts forbid storing): what this worker downloads under assets/ is also put in a hand-off cache, which
+ * the service worker's offline copy takes files from (checked against their hashes) before downloading any, and
+ * deletes once complete. A response from the offline copy itself (it carries X-TL-SHA256) is not handed off.
+ */
+const HANDOFF = "tinyllm-handoff"; // sw.js HANDOFF
+const handoffs = []; // each copy being written
+function handingOff(fetchFn) {
+  if (!self.caches) return fetchFn;
+  return async (input, init) => {
+    const response = await fetchFn(input, init);
+    if (response.ok && response.type === "basic" && response.url.startsWith(ASSETS.href)
+        && !response.headers.has("X-TL-SHA256")) {
+      const copy = response.clone();
+      handoffs.push(caches.open(HANDOFF).then((cache) => cache.put(response.url, copy)).catch(() => {}));
+    }
+    return response;
+  };
+}
+
 /** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none. */
 async function inflated(realFetch, url, type) {
   if (typeof DecompressionStream !== "function") return null;
   const response = await realFetch(url).catch(() => null);
   if (!response || !response.ok || !response.body) return null;
-  return new Response(counted(response).body.pipeThrough(new DecompressionStream("gzip")),
+  const arrived = url === INDEX + OUTPUTS.coreGz ? coreArrived : undefined;
+  return new Response(counted(response, arrived).body.pipeThrough(new DecompressionStream("gzip")),
     { headers: { "Content-Type": type } });
 }
 
@@ -134,6 +166,7 @@ async function runLoader(realFetch) {
     const response = await inflated(realFetch, INDEX + OUTPUTS.loaderGz, "text/javascript");
     if (!response) return false;
     const source = await response.text();
+    await lineMeasured; // running it holds this thread for a moment, which would look like a slow line
     (0, eval)(source); // indirect: global scope, as a classic script would run
     return typeof self._createPyodideModule === "function";
   } catch {
@@ -151,13 +184,13 @@ let loaderRan = Promise.resolve(false);
  * snapshot arrives, and Pyodide's own requests for these two files are answered from here.
  */
 function startCoreEarly() {
-  const realFetch = self.fetch.bind(self);
+  const realFetch = handingOff(self.fetch.bind(self));
   const wasmURL = `${INDEX}pyodide.asm.wasm`;
   const stdlibURL = `${INDEX}python_stdlib.zip`;
   const core = compileCore(realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
   const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-  lineMeasured = Promise.race([core.catch(() => {}), firstByteSeen.then(() => sleep(DECIDE_MS))]);
+  lineMeasured = Promise.race([core.catch(() => {}), coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]);
   loaderRan = runLoader(realFetch);
   let stdlib = realFetch(stdlibURL).then(counted);
   stdlib.catch(() => {});
@@ -331,6 +364,8 @@ function boot() {
   stages[STAGE.judge] = stages[STAGE.numpy].then(async (session) => {
     await loadJudge(session, await files);
     ready(STAGE.judge);
+    // The page completes the offline copy once what this worker downloaded is handed off (sw.js fill).
+    Promise.allSettled(handoffs).then(() => ready(STAGE.judge, { handedOff: true }));
     return session;
   });
   for (const stage of STAGES) {

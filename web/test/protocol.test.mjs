@@ -109,6 +109,7 @@ test("every reply type has a well-formed example", () => {
   assert.deepEqual(Object.keys(REPLY).sort(), [...REPLIES].sort());
   for (const [type, msg] of Object.entries(REPLY)) assert.equal(replyProblem(msg, "check"), "", type);
   assert.equal(replyProblem({ ...REPLY.status, stage: "python", snapshot: true }), "");
+  assert.equal(replyProblem({ ...REPLY.status, stage: "judge", handedOff: true }), "");
   assert.equal(replyProblem({ type: "error", message: "a message must be an object" }), "", "an error may lack an id");
 });
 
@@ -119,6 +120,7 @@ test("malformed replies are named", () => {
     [{ ...REPLY.status, stage: "pytest" }, /unknown stage "pytest"/],
     [{ ...REPLY.status, ms: "soon" }, /needs ms/],
     [{ ...REPLY.status, snapshot: "yes" }, /snapshot/],
+    [{ ...REPLY.status, handedOff: 1 }, /handedOff/],
     [{ type: "started" }, /started needs the id/],
     [{ ...REPLY.stdout, text: 42 }, /stdout needs text/],
     [{ type: "fatal" }, /fatal needs a message/],

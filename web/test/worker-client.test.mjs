@@ -252,11 +252,13 @@ test("after dispose, requests resolve as stopped and no worker is started again"
   assert.equal(workers.length, 1);
 });
 
-test("?tl-start= on the page's address is passed on to the worker, other values are not", async () => {
-  const { workerURL } = await import("../src/worker-client.js");
-  const base = "https://example.org/course/assets/";
-  assert.equal(workerURL(base, "").href, "https://example.org/course/assets/tl/tl-worker.js");
-  assert.equal(workerURL(base, "?tl-start=cold").href, "https://example.org/course/assets/tl/tl-worker.js?start=cold");
-  assert.equal(workerURL(base, "?a=1&tl-start=snapshot").searchParams.get("start"), "snapshot");
-  assert.equal(workerURL(base, "?tl-start=evil").search, "");
+test("localStorage's tl-start names the worker start=cold or start=snapshot, anything else nothing", async () => {
+  const { workerName } = await import("../src/worker-client.js");
+  const storage = (value) => ({ getItem: (k) => (k === "tl-start" ? value : null) });
+  assert.equal(workerName(storage("cold")), "start=cold");
+  assert.equal(workerName(storage("snapshot")), "start=snapshot");
+  assert.equal(workerName(storage("evil")), "");
+  assert.equal(workerName(storage(null)), "");
+  assert.equal(workerName(null), "");
+  assert.equal(workerName({ getItem() { throw new Error("denied"); } }), "");
 });
