@@ -85,6 +85,11 @@ class WheelsList:
     optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
     snapshot_bytes: int = 0
 
+    def optional_files(self) -> set[str]:
+        """Every file of the optional packages (in assets/pyodide/): fetched only when code imports them, so the
+        offline copy takes them when a page fetched them or in its idle-time fill, never in an eager precache."""
+        return {name for package in self.optional for name in package.files}
+
     def packed(self, *, snapshot: str, numpy: str, wheels_pack: str, snapshot_bytes: int = 0) -> WheelsList:
         """This list with the snapshot and the packs named."""
         return replace(self, snapshot=snapshot, numpy=numpy, wheels_pack=wheels_pack, snapshot_bytes=snapshot_bytes)

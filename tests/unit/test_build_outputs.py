@@ -107,3 +107,10 @@ def test_the_dependency_closure_follows_the_lock_file_transitively():
     lock["packages"]["b"]["depends"].append("missing")
     with pytest.raises(ValueError, match="no package 'missing' \\(a dependency of a\\)"):
         build_outputs.dependency_closure(lock, "a")
+
+
+def test_the_optional_files_are_every_file_of_every_optional_package():
+    two = (build_outputs.OptionalPackage("a", ("a",), ("a.whl", "six.whl")),
+           build_outputs.OptionalPackage("b", ("b",), ("b.whl", "six.whl")))
+    assert WheelsList("0.27.7", ("pytest.whl",), optional=two).optional_files() == {"a.whl", "b.whl", "six.whl"}
+    assert WheelsList("0.27.7", ("pytest.whl",)).optional_files() == set()
