@@ -112,10 +112,14 @@ test-e2e-zensical: build-zensical setup-browser ## those end-to-end tests agains
 test: test-unit test-js test-exercises test-pyodide test-e2e ## everything CI runs
 	@echo "all tests passed"
 
-bench: build setup-browser ## start-up and run-time benchmark (see bench/README.md)
+bench: build setup-browser ## start-up and run-time benchmark, then the same over emulated networks (bench/README.md)
 	$(PY) -m bench.run
+	$(PY) -m bench.network
 
-.PHONY: bench-course
+bench-network: build setup-browser ## start-up over emulated networks, plain and compressing server ([RUNS=N])
+	$(PY) -m bench.network $(if $(RUNS),--runs $(RUNS))
+
+.PHONY: bench-course bench-network
 bench-course: setup bundle ## course-scale benchmark on a generated course of 100 exercises ([COUNT=N]; bench/README.md)
 	$(PY) -m bench.course $(if $(COUNT),--count $(COUNT))
 

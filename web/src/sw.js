@@ -52,13 +52,16 @@ async function verified(url, response) {
   return new Response(body, { status: 200, statusText: response.statusText, headers });
 }
 
-/** The same file in an older version's copy, when its hash is the one wanted. */
+/** The same file in an older version's copy: {same: its response when its hash is the one wanted, held: whether
+ * that copy had the file at all}. */
 async function fromOlderCopy(url, older) {
+  let held = false;
   for (const name of older) {
     const response = await (await caches.open(name)).match(url);
-    if (response && response.headers.get(HASH) === WANTED.get(url)) return response;
+    if (response && response.headers.get(HASH) === WANTED.get(url)) return { same: response, held: true };
+    held = held || Boolean(response);
   }
-  return null;
+  return { same: null, held };
 }
 
 const quietFetch = (url, init) => fetch(url, init).catch(() => null);
@@ -83,8 +86,10 @@ function keep(url, cache, response) {
 }
 
 /**
- * Put every missing file in the copy. `network`: false takes only what costs no download (an older copy, the
- * HTTP cache); true also downloads the rest, revalidating what the HTTP cache holds.
+ * Put every missing file in the copy. `network`: "none" takes only what costs no download (an older copy, the
+ * hand-off, the HTTP cache); "changed" also downloads the files an older copy had in another version (an update:
+ * a package the learner never used, and so never had, stays for the idle fill); "all" downloads the rest,
+ * revalidating what the HTTP cache holds.
  */
 async function fill(network) {
   const cache = await caches.open(CACHE);
@@ -99,13 +104,16 @@ async function fill(network) {
   const one = async (url) => {
     if (inflight.has(url)) await inflight.get(url);
     if (await cache.match(url)) return; // fetched through this worker meanwhile
-    let response = await fromOlderCopy(url, older);
+    const { same, held: hadIt } = await fromOlderCopy(url, older);
+    let response = same;
     if (!response && handoff) response = await verified(url, await handoff.match(url));
     if (!response) {
       response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }));
     }
     if (response) await cache.put(url, response);
-    else if (network) await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
+    else if (network === "all" || (network === "changed" && hadIt)) {
+      await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
+    }
   };
   for (const missing of passes) {
     handoff = (await caches.has(HANDOFF)) ? await caches.open(HANDOFF) : null;
@@ -113,7 +121,7 @@ async function fill(network) {
       while (missing.length) await one(missing.shift());
     }));
   }
-  if (network && (await cache.keys()).length >= WANTED.size) await caches.delete(HANDOFF);
+  if (network === "all" && (await cache.keys()).length >= WANTED.size) await caches.delete(HANDOFF);
 }
 
 async function status() {
@@ -129,7 +137,7 @@ async function tellPages(message) {
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     const update = (await caches.keys()).some((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
-    await fill(update); // an update downloads what changed now; a first visit takes what the page fetched
+    await fill(update ? "changed" : "none"); // an update downloads what changed now; a first visit takes what the page fetched
     await self.skipWaiting();
   })());
 });
@@ -149,7 +157,7 @@ self.addEventListener("message", (event) => {
   if (type === "tl-sw-status") {
     event.waitUntil(status().then((s) => event.source.postMessage(s)));
   } else if (type === "tl-sw-fill") {
-    filling = filling || fill(true).finally(() => { filling = null; });
+    filling = filling || fill("all").finally(() => { filling = null; });
     event.waitUntil(filling.then(status).then(tellPages));
   }
 });
