@@ -65,7 +65,7 @@ const OPTIONS = { indexURL: INDEX, stdout: quiet, stderr: quiet, env: { HOME: "/
  * start-up downloads (the core, the standard library) have brought in by the time the core's last byte has
  * arrived, or DECIDE_MS after their first byte; a repeat visit, served from the offline copy, always restores.
  */
-const COLD_START_MS = 1500;
+const COLD_START_MS = 3000;
 const DECIDE_MS = 400;
 const meter = { bytes: 0, first: 0 };
 let firstByte;
@@ -97,6 +97,7 @@ function counted(response, arrived = () => {}) {
 
 let coreArrived;
 const coreIn = new Promise((resolve) => { coreArrived = resolve; });
+
 
 /** Settles once the line's speed can be told (see COLD_START_MS). */
 let lineMeasured = Promise.resolve();
@@ -192,8 +193,9 @@ function startCoreEarly() {
   const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
   lineMeasured = Promise.race([core.catch(() => {}), coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]);
   loaderRan = runLoader(realFetch);
-  let stdlib = realFetch(stdlibURL).then(counted);
+  let stdlib = realFetch(stdlibURL).then((r) => counted(r));
   stdlib.catch(() => {});
+  core.then(coreArrived, coreArrived); // without the gzipped copy: once compiled
   const stubs = new WeakSet();
   self.fetch = (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
@@ -228,10 +230,9 @@ function startCoreEarly() {
  */
 
 /**
- * Read the wheels list, then request every file at once, so downloads overlap the interpreter's start. The
- * snapshot comes first: it is on the critical path, and decoding the packs on this thread would only delay it,
- * so they are decoded once the snapshot is, or once Python starts cold without it (snapshotWorthIt): then
- * `snapshot` resolves to null.
+ * Read the wheels list, then request what start-up needs, so downloads overlap the interpreter's start: the
+ * snapshot when it is worth restoring (snapshotWorthIt; else `snapshot` resolves to null and Python starts
+ * cold) and the packs, which are decoded after it.
  * @returns {Promise<Files>}
  */
 async function requestFiles() {
@@ -240,6 +241,8 @@ async function requestFiles() {
   const list = readWheelsList(await response.json());
   const restoring = list.snapshot ? snapshotWorthIt(list.snapshotBytes) : Promise.resolve(false);
   const snapshot = restoring.then((yes) => (yes ? fetchSnapshot(INDEX + list.snapshot) : null));
+  // The packs are requested at once too: requested one after another, the downloads took longer in total
+  // (bench/network.py, 20 Mbit/s: ready 1 s later). They are decoded after the snapshot.
   const after = snapshot.catch(() => null);
   const unpacked = (name) => (name ? quietly(Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b)))
     : null);
