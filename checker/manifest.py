@@ -386,9 +386,36 @@ def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
                   pitfall=f.text("pitfall", ""), edits=tuple(edits))
 
 
+_LOADED: dict[Path, tuple[tuple, Exercise]] = {}
+
+
+def _signature(folder: Path) -> tuple:
+    """What `load` read, as the file system describes it: every file's path, size and modification time."""
+    out = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            stat = path.stat()
+            out.append((path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns))
+    return tuple(out)
+
+
 def load(folder: Path) -> Exercise:
-    """Load and check one exercise folder. Raises ManifestError naming the file and field."""
+    """Load and check one exercise folder. Raises ManifestError naming the file and field.
+
+    A folder whose files have not changed since it last loaded (same paths, sizes and modification times) gives
+    the same Exercise without being read again: a build loads every exercise several times (validation, the page
+    checks, the widgets), which at a hundred exercises cost seconds each time."""
     folder = folder.resolve()
+    signature = _signature(folder)
+    known = _LOADED.get(folder)
+    if known and known[0] == signature:
+        return known[1]
+    exercise = _load(folder)
+    _LOADED[folder] = (signature, exercise)
+    return exercise
+
+
+def _load(folder: Path) -> Exercise:
     path = folder / "exercise.toml"
     f = _read_toml(path)
     f.unknown({"id", "title", "kind", "page", "requires", "time_limit", "code", "tests", "prompts",

@@ -25,6 +25,7 @@ end of the page (the `errors` option), one `file:line: message` each.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -470,9 +471,34 @@ def _example_files(uses: manifest.Exercise | None, exercises: dict[str, manifest
         yield f" with {uses.id}'s {source}", {**deps, uses.import_path: against.read_text(encoding="utf-8")}
 
 
+def _example_cache() -> Path:
+    """Where examples that ran cleanly are remembered: beside the validation cache (TL_VALIDATE_CACHE)."""
+    base = os.environ.get("TL_VALIDATE_CACHE") or str(manifest.REPO / ".cache" / "validate")
+    return Path(base) / "examples"
+
+
 def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
     """Run an example on CPython with `files` (path under the import root -> source) importable, as the browser
-    does; matplotlib, when the example plots, with its Agg backend (no window, nothing shown)."""
+    does; matplotlib, when the example plots, with its Agg backend (no window, nothing shown).
+
+    A run that succeeded is remembered under a hash of the code, the files and the interpreter, so a build
+    runs each example once, not on every build and page check (a second or more each, at a hundred pages that
+    was minutes); a failure is never remembered, so it shows again until it is fixed."""
+    key = hashlib.sha256(json.dumps([sys.version, code, sorted(files.items())]).encode()).hexdigest()
+    marker = _example_cache() / key
+    if marker.is_file():
+        return subprocess.CompletedProcess([sys.executable, "-c", code], 0, "", "")
+    proc = _run_example_now(code, files)
+    if proc.returncode == 0:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text("ok\n", encoding="utf-8")
+        except OSError:
+            pass  # a read-only cache only costs the next build a run
+    return proc
+
+
+def _run_example_now(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory(prefix="tl-example-") as root:
         for rel, source in files.items():
             target = Path(root) / rel

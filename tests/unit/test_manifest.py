@@ -477,3 +477,17 @@ def test_used_by_a_written_exercise_that_does_not_require_it(tmp_path):
                                "not list T01.1 in its requires")
     edit(lesson / "exercise.toml", "requires = []", 'requires = ["T01.1"]')
     assert [u.id for u in manifest.load_all(tmp_path)["t01-1"].used_by] == ["T1.2"]
+
+
+def test_an_unchanged_folder_is_not_read_again_and_a_changed_one_is(tmp_path):
+    folder = tmp_path / "t1-2"
+    shutil.copytree(FIXTURES / "t1-2", folder)
+    first = manifest.load(folder)
+    assert manifest.load(folder) is first
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text().replace(f'title = "{first.title}"', 'title = "Renamed"'))
+    again = manifest.load(folder)
+    assert again is not first and again.title == "Renamed"
+    (folder / "exercise.toml").write_text("id = ")
+    with pytest.raises(ManifestError):
+        manifest.load(folder)

@@ -265,6 +265,24 @@ def test_pycell_runs_and_carries_its_code():
     assert cell.data() == {"code": code, "title": ""}
 
 
+def test_an_example_that_ran_cleanly_runs_once_and_a_failing_one_every_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("TL_VALIDATE_CACHE", str(tmp_path))
+    runs = []
+    real = mdwidgets._run_example_now
+    monkeypatch.setattr(mdwidgets, "_run_example_now", lambda code, files: runs.append(code) or real(code, files))
+    good = "/// pycell\nprint(2 + 2)\n///\n"
+    convert(good)
+    convert(good)
+    assert len(runs) == 1 and len(list((tmp_path / "examples").iterdir())) == 1
+    convert("/// pycell\nprint(2 + 3)\n///\n")
+    assert len(runs) == 2, "other code is another example"
+    bad = "/// pycell\nraise SystemExit(3)\n///\n"
+    for _ in range(2):
+        with pytest.raises(mdwidgets.WidgetError):
+            convert(bad)
+    assert len(runs) == 4 and len(list((tmp_path / "examples").iterdir())) == 2
+
+
 def test_failing_pycell_names_the_page_and_line():
     text = "# Examples\n\nSome prose.\n\n/// pycell\nassert 1 == 2, 'one is not two'\n///\n"
     message = widget_error(text)
