@@ -109,7 +109,7 @@ test-e2e-zensical: build-zensical setup-browser ## those end-to-end tests agains
 	TL_SITE=$(ZENSICAL_SITE) $(PY) -m pytest -q tests/e2e/test_zensical.py tests/e2e/test_content.py \
 	  tests/e2e/test_a11y.py::test_axe_finds_nothing_serious tests/e2e/test_a11y.py::test_phone_width
 
-test: test-unit test-js test-exercises test-pyodide test-e2e ## everything CI runs
+test: test-unit test-js test-exercises test-pyodide test-e2e test-e2e-zensical ## everything CI runs
 	@echo "all tests passed"
 
 bench: build setup-browser ## start-up and run-time benchmark, then the same over emulated networks (bench/README.md)
