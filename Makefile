@@ -77,7 +77,7 @@ fixture-site: setup bundle ## the platform's fixture course (tests/fixtures/cour
 suite-times: build ## how long each hidden suite takes in Pyodide, as learners wait for it (EX="m07-6 ...")
 	node tools/suite_times.mjs $(EX)
 
-test-unit: setup-python
+test-unit: setup-python setup-node
 	$(PY) -m pytest -q tests/unit
 
 test-js: setup-node
