@@ -111,14 +111,15 @@ def widget_errors(course: Course, only: set[str] | None = None) -> list[str]:
     return errors
 
 
-def nav_pages(nav) -> set[str]:
-    """Paths of the pages listed in a MkDocs `nav:` value (nested lists and dicts of titles to paths)."""
-    found: set[str] = set()
+def nav_pages(nav) -> list[str]:
+    """Paths of the pages listed in a MkDocs `nav:` value (nested lists and dicts of titles to paths), in nav
+    order, each once."""
+    found: list[str] = []
 
     def walk(item):
         if isinstance(item, str):
-            if item.endswith(".md"):
-                found.add(item)
+            if item.endswith(".md") and item not in found:
+                found.append(item)
         elif isinstance(item, dict):
             for value in item.values():
                 walk(value)
@@ -147,4 +148,4 @@ def check(config_file: Path, only: set[str] | None = None) -> list[str]:
 
     course = course_of(config_file)
     nav = load_config(str(config_file)).nav
-    return structure_errors(course, nav_pages(nav) if nav is not None else None) + widget_errors(course, only)
+    return structure_errors(course, set(nav_pages(nav)) if nav is not None else None) + widget_errors(course, only)

@@ -23,6 +23,7 @@ import yaml
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import REPO, SITE, served
+from tools import pages
 from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
                          fixture_modules, outcomes, page_with, reference, uri, wait_result)
 
@@ -30,29 +31,16 @@ AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def nav_pages(config: Path) -> list[str]:
-    """The uri of every page in a MkDocs config's nav, in nav order."""
-    found: list[str] = []
-
-    def walk(item) -> None:
-        if isinstance(item, str) and item.endswith(".md"):
-            found.append(uri(item))
-        elif isinstance(item, dict):
-            for value in item.values():
-                walk(value)
-        elif isinstance(item, list):
-            for value in item:
-                walk(value)
-
-    walk(yaml.safe_load(config.read_text(encoding="utf-8"))["nav"])
-    return found
+    """The uri of every page in a MkDocs config's nav, in nav order (tools/pages.py reads the nav)."""
+    return [uri(page) for page in pages.nav_pages(yaml.safe_load(config.read_text(encoding="utf-8"))["nav"])]
 
 
 def site_pages() -> list[str]:
     """Every page of the real site: its nav, then any exercise or chapter page reached only from a chapter
     overview (the page checks allow a lesson outside the nav), then the theme's page for a wrong address."""
-    pages = nav_pages(REPO / "mkdocs.yml")
+    listed = nav_pages(REPO / "mkdocs.yml")
     linked = [uri(e.page) for e in exercises(COURSE).values()] + [uri(c.page) for c in chapter_defs(COURSE).values()]
-    return pages + sorted(set(linked) - set(pages)) + ["404.html"]
+    return listed + sorted(set(linked) - set(listed)) + ["404.html"]
 
 
 PAGES = site_pages()

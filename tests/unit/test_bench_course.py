@@ -71,7 +71,7 @@ def test_pages_are_consistent_and_all_in_the_nav(generated):
     course = pages.course_of(generated.config)
     assert course.exercises == generated.exercises.resolve()
     nav = yaml.safe_load(generated.config.read_text(encoding="utf-8"))["nav"]
-    listed = pages.nav_pages(nav)
+    listed = set(pages.nav_pages(nav))
     assert pages.structure_errors(course, listed) == []
     assert listed == {p.relative_to(generated.docs).as_posix() for p in generated.docs.rglob("*.md")}
 
