@@ -113,14 +113,15 @@ function start() {
     mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
     // The offline copy takes what this page fetched and downloads the rest: start it only when Python is
     // ready, so it never competes with the learner's first run for the network or the CPU.
-    // The rest of the copy is asked for once the worker has handed off what it downloaded (or 15 s on).
+    // The rest of the copy is asked for once the worker has handed off what it downloaded (or 15 s after
+    // Python is ready, should it never say so).
     let handedOff;
     const handed = new Promise((resolve) => { handedOff = resolve; });
-    setTimeout(handedOff, 15_000);
     let registered = false;
     const stop = python.subscribe(({ stage, failed, handedOff: done }) => {
       if ((stage === STAGE.judge || failed) && !registered) {
         registered = true;
+        setTimeout(handedOff, 15_000);
         registerServiceWorker(handed);
       }
       if (done || failed) {

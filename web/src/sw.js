@@ -27,6 +27,10 @@ const WANTED = new Map(PRECACHE.files.map(([file, hash]) => [new URL(file, SCOPE
 const PARALLEL = 4;
 let filling = null;
 
+/** The copies of other versions (not this one's, not the hand-off). */
+const olderCopies = async () => (await caches.keys())
+  .filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
+
 const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const key = (url) => url.split(/[?#]/)[0];
 
@@ -66,6 +70,12 @@ async function fromOlderCopy(url, older) {
 
 const quietFetch = (url, init) => fetch(url, init).catch(() => null);
 
+/** `url` as the Python worker handed it off, verified, or null. */
+async function fromHandoff(url) {
+  if (!(await caches.has(HANDOFF))) return null;
+  return verified(url, await (await caches.open(HANDOFF)).match(url));
+}
+
 /** Files of the copy on their way in, by URL: a verified response (or null) once downloaded and kept. A second
  * request for one waits for it instead of downloading it again. */
 const inflight = new Map();
@@ -94,19 +104,16 @@ function keep(url, cache, response) {
 async function fill(network) {
   const cache = await caches.open(CACHE);
   const held = new Set((await cache.keys()).map((r) => r.url));
-  const older = (await caches.keys()).filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
-  // What the Python worker fetches comes last: its hand-off copies are written as it reads them, and may still be
-  // on their way when a page asks for the rest.
+  const older = await olderCopies();
+  // What the Python worker fetches comes last: its hand-off copies may still be being written (even after the
+  // worker says they are, a first visit sent the snapshot twice one run in a few without this order).
   const byWorker = (url) => url.startsWith(`${SCOPE}assets/pyodide/`) || url.startsWith(`${SCOPE}assets/tl/`);
   const wanted = [...WANTED.keys()].filter((url) => !held.has(url));
-  const passes = [wanted.filter((url) => !byWorker(url)), wanted.filter(byWorker)];
-  let handoff = null;
   const one = async (url) => {
     if (inflight.has(url)) await inflight.get(url);
     if (await cache.match(url)) return; // fetched through this worker meanwhile
     const { same, held: hadIt } = await fromOlderCopy(url, older);
-    let response = same;
-    if (!response && handoff) response = await verified(url, await handoff.match(url));
+    let response = same || (await fromHandoff(url));
     if (!response) {
       response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }));
     }
@@ -115,8 +122,7 @@ async function fill(network) {
       await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
     }
   };
-  for (const missing of passes) {
-    handoff = (await caches.has(HANDOFF)) ? await caches.open(HANDOFF) : null;
+  for (const missing of [wanted.filter((url) => !byWorker(url)), wanted.filter(byWorker)]) {
     await Promise.all(Array.from({ length: PARALLEL }, async () => {
       while (missing.length) await one(missing.shift());
     }));
@@ -136,7 +142,7 @@ async function tellPages(message) {
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
-    const update = (await caches.keys()).some((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
+    const update = (await olderCopies()).length > 0;
     await fill(update ? "changed" : "none"); // an update downloads what changed now; a first visit takes what the page fetched
     await self.skipWaiting();
   })());
@@ -144,8 +150,7 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
-    const names = await caches.keys();
-    const old = names.filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
+    const old = await olderCopies();
     await Promise.all(old.map((n) => caches.delete(n)));
     await self.clients.claim();
     if (old.length) await tellPages({ type: "tl-sw-updated", version: PRECACHE.version });
@@ -170,10 +175,10 @@ self.addEventListener("fetch", (event) => {
     let response = await cache.match(request, { ignoreSearch: true });
     const url = key(request.url);
     if (!response && inflight.has(url)) response = (await inflight.get(url))?.clone();
-    if (!response && WANTED.has(url) && (await caches.has(HANDOFF))) {
+    if (!response && WANTED.has(url)) {
       // Downloaded by a Python worker this worker did not control (the first one of a first visit): a second
       // one (the spare, a restart) takes it from there, and so does the copy.
-      response = await verified(url, await (await caches.open(HANDOFF)).match(url));
+      response = await fromHandoff(url);
       if (response) await cache.put(url, response.clone());
     }
     if (!response) {

@@ -98,7 +98,6 @@ function counted(response, arrived = () => {}) {
 let coreArrived;
 const coreIn = new Promise((resolve) => { coreArrived = resolve; });
 
-
 /** Settles once the line's speed can be told (see COLD_START_MS). */
 let lineMeasured = Promise.resolve();
 
@@ -108,7 +107,7 @@ const CHOSEN_START = /^start=(cold|snapshot)$/.exec(self.name || "")?.[1];
 
 /** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
 async function snapshotWorthIt(bytes) {
-  if (CHOSEN_START === "cold" || CHOSEN_START === "snapshot") return CHOSEN_START === "snapshot";
+  if (CHOSEN_START) return CHOSEN_START === "snapshot";
   await lineMeasured;
   if (!bytes || !meter.first) return true;
   const perMs = meter.bytes / Math.max(1, performance.now() - meter.first);
@@ -139,19 +138,19 @@ function handingOff(fetchFn) {
   };
 }
 
-/** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none. */
-async function inflated(realFetch, url, type) {
+/** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none;
+ * `arrived` (counted) is called once the copy's last byte is in. */
+async function inflated(realFetch, url, type, arrived = undefined) {
   if (typeof DecompressionStream !== "function") return null;
   const response = await realFetch(url).catch(() => null);
   if (!response || !response.ok || !response.body) return null;
-  const arrived = url === INDEX + OUTPUTS.coreGz ? coreArrived : undefined;
   return new Response(counted(response, arrived).body.pipeThrough(new DecompressionStream("gzip")),
     { headers: { "Content-Type": type } });
 }
 
 /** The core, compiled as its gzipped copy streams in (7 MB less to download), else from the original. */
 async function compileCore(realFetch, wasmURL) {
-  const response = await inflated(realFetch, INDEX + OUTPUTS.coreGz, "application/wasm");
+  const response = await inflated(realFetch, INDEX + OUTPUTS.coreGz, "application/wasm", coreArrived);
   if (response) {
     try {
       return await WebAssembly.compileStreaming(response);
@@ -194,7 +193,7 @@ function startCoreEarly() {
   const core = compileCore(realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
   const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-  lineMeasured = Promise.race([core.catch(() => {}), coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]);
+  lineMeasured = Promise.race([coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]);
   loaderRan = runLoader(realFetch);
   let stdlib = realFetch(stdlibURL).then((r) => counted(r));
   stdlib.catch(() => {});
