@@ -67,14 +67,38 @@ const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, {
  * Register the service worker (offline use, isolation headers). It keeps what this page has fetched; the rest of
  * the site is asked for once the page is idle, except on a connection that asks to save data (offline.js).
  */
-function registerServiceWorker(handedOff = Promise.resolve()) {
+function registerServiceWorker(handedOff = Promise.resolve(), failed = () => {}) {
   if (!("serviceWorker" in navigator) || !location.protocol.startsWith("http")) return;
   navigator.serviceWorker.register(new URL("../../sw.js", import.meta.url), { updateViaCache: "none" })
+    .catch((err) => {
+      failed();
+      throw err;
+    })
     .then(() => handedOff)
     .then(() => {
       if (fillsByItself(navigator)) whenIdle(() => requestFill(navigator.serviceWorker).catch(() => {}));
     })
     .catch(() => { /* offline use is a bonus; the page works without it */ });
+}
+
+/**
+ * When the service worker controls this page: `inControl` settles then, or at once without one, or when
+ * registering it fails (`failed`), or after a minute. A second Python worker (the spare) waits for it: started
+ * before, it would download again what the first one fetched, in a private window, which keeps no large file in
+ * the HTTP cache; started after, it takes those files from the service worker (the hand-off).
+ */
+function serviceWorkerControl() {
+  const container = "serviceWorker" in navigator ? navigator.serviceWorker : null;
+  let failed = () => {};
+  const inControl = new Promise((resolve) => {
+    failed = resolve;
+    if (!container || container.controller || !location.protocol.startsWith("http")) resolve();
+    else {
+      container.addEventListener("controllerchange", resolve, { once: true });
+      setTimeout(resolve, 60_000);
+    }
+  });
+  return { inControl, failed: () => failed() };
 }
 
 /** Run a page-wide step (maths, accessibility repairs, catalogues) without letting its failure stop the rest. */
@@ -90,7 +114,8 @@ function start() {
   document.documentElement.classList.add("tl-js");
   // Python first: its start-up is the long pole, so it begins before anything else on the page is drawn.
   const hasCells = document.querySelector(".tl-cell") !== null;
-  const python = hasCells ? new PythonWorker({ base }).start() : null;
+  const control = serviceWorkerControl();
+  const python = hasCells ? new PythonWorker({ base, spareAfter: control.inControl }).start() : null;
   watchForUpdates();
   const store = createStore(safeLocalStorage(), { events: window });
   store.notices().forEach(showNotice);
@@ -122,7 +147,7 @@ function start() {
       if ((stage === STAGE.judge || failed) && !registered) {
         registered = true;
         setTimeout(handedOff, 15_000);
-        registerServiceWorker(handed);
+        registerServiceWorker(handed, control.failed);
       }
       if (done || failed) {
         handedOff();

@@ -105,10 +105,7 @@ async function fill(network) {
   const cache = await caches.open(CACHE);
   const held = new Set((await cache.keys()).map((r) => r.url));
   const older = await olderCopies();
-  // What the Python worker fetches comes last: its hand-off copies may still be being written (even after the
-  // worker says they are, a first visit sent the snapshot twice one run in a few without this order).
-  const byWorker = (url) => url.startsWith(`${SCOPE}assets/pyodide/`) || url.startsWith(`${SCOPE}assets/tl/`);
-  const wanted = [...WANTED.keys()].filter((url) => !held.has(url));
+  const missing = [...WANTED.keys()].filter((url) => !held.has(url));
   const one = async (url) => {
     if (inflight.has(url)) await inflight.get(url);
     if (await cache.match(url)) return; // fetched through this worker meanwhile
@@ -122,11 +119,9 @@ async function fill(network) {
       await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
     }
   };
-  for (const missing of [wanted.filter((url) => !byWorker(url)), wanted.filter(byWorker)]) {
-    await Promise.all(Array.from({ length: PARALLEL }, async () => {
-      while (missing.length) await one(missing.shift());
-    }));
-  }
+  await Promise.all(Array.from({ length: PARALLEL }, async () => {
+    while (missing.length) await one(missing.shift());
+  }));
   if (network === "all" && (await cache.keys()).length >= WANTED.size) await caches.delete(HANDOFF);
 }
 

@@ -33,15 +33,19 @@ const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName
 
 export class PythonWorker {
   /**
-   * @param {{base: string|URL, spare?: boolean, createWorker?: (url: URL) => Worker, isolated?: boolean,
-   *          graceMs?: number, spareRetryMs?: number}} options
+   * @param {{base: string|URL, spare?: boolean, spareAfter?: Promise<unknown>, createWorker?: (url: URL) => Worker,
+   *          isolated?: boolean, graceMs?: number, spareRetryMs?: number}} options
    *   base: absolute URL of the site's assets/ folder; spare: keep a second worker warm once code has run, for a
-   *   quick recovery after a Stop; createWorker, isolated, graceMs and spareRetryMs exist for tests (a fake
-   *   worker, the interrupt path without a browser, short waits)
+   *   quick recovery after a Stop; spareAfter: the spare waits until it settles too (main.js: until the service
+   *   worker controls the page, so the spare's downloads come from the offline copy rather than the network);
+   *   createWorker, isolated, graceMs and spareRetryMs exist for tests (a fake worker, the interrupt path without
+   *   a browser, short waits)
    */
-  constructor({ base, spare = true, createWorker = moduleWorker, isolated, graceMs = GRACE_MS,
-    spareRetryMs = SPARE_RETRY_MS }) {
+  constructor({ base, spare = true, spareAfter = Promise.resolve(), createWorker = moduleWorker, isolated,
+    graceMs = GRACE_MS, spareRetryMs = SPARE_RETRY_MS }) {
     this.base = base;
+    this.spareAllowed = false;
+    Promise.resolve(spareAfter).catch(() => {}).then(() => { this.spareAllowed = true; });
     this.statusListeners = new Set();
     this.timeline = {};
     this.useSpare = spare;
@@ -215,7 +219,7 @@ export class PythonWorker {
     const attempt = () => {
       this.spareTimer = null;
       if (this.spare || !this.useSpare) return;
-      if (this.live && this.live.stage === STAGE.judge) this.spare = this.#spawn();
+      if (this.spareAllowed && this.live && this.live.stage === STAGE.judge) this.spare = this.#spawn();
       else this.spareTimer = setTimeout(attempt, this.spareRetryMs);
     };
     attempt();

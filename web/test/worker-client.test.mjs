@@ -242,6 +242,18 @@ test("the spare worker starts only once the live one is ready for checks", async
   assert.equal(workers.length, 2, "one spare, not more");
 });
 
+test("the spare worker waits for spareAfter as well", async (t) => {
+  let allow;
+  const { python, workers } = fakePython({ spareAfter: new Promise((resolve) => { allow = resolve; }) });
+  t.after(() => python.dispose());
+  workers.length = 0;
+  await python.request("run", { code: "print:1", filename: "a.py" });
+  await tick(30);
+  assert.equal(workers.length, 1, "no spare before spareAfter settles");
+  allow();
+  await until(() => workers.length === 2, 500, "the spare");
+});
+
 test("after dispose, requests resolve as stopped and no worker is started again", async () => {
   const { python, workers } = fakePython({ spare: false });
   await python.request("run", { code: "print:1", filename: "a.py" });
