@@ -9,6 +9,8 @@ Why fresh processes: a hidden test that draws from an unseeded generator (or dep
 left by an earlier run) passes or fails by luck; only runs that share nothing show that, and a lucky pass must
 never be cached. Exercises are validated in parallel, each run in its own interpreter, because the judge changes
 process-wide state (sys.path, sys.modules) and is not thread-safe; the threads here only wait for children.
+Validating more than one exercise, the children are forked by fork servers (forkserver.py) that have imported
+numpy and pytest already, which saves each run the interpreter's start-up and keeps what makes it fresh.
 
 The same module runs inside Pyodide (tests/pyodide), where there are no subprocesses: there everything runs
 in this process, one exercise after another.
@@ -31,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import judge, manifest
+from . import forkserver, judge, manifest
 from .isolation import purge, top_modules, write_tree
 from .manifest import Exercise, ManifestError, Mutant, rel
 
@@ -382,30 +384,53 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _spawn(spec: dict, timeout: float) -> dict:
-    """Run one job in a fresh interpreter; a child that dies or hangs gives {"crash": why}, never an exception."""
+def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) -> dict:
+    """Run one job in a fresh interpreter (forked by `server` when there is one, else started afresh); a child
+    that dies or hangs gives {"crash": why}, never an exception."""
     with tempfile.TemporaryDirectory(prefix="tl-validate-", ignore_cleanup_errors=True) as tmp:
         Path(tmp, "job.json").write_text(json.dumps(spec), encoding="utf-8")
+        code, stderr = None, b""
         try:
-            proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], cwd=tmp, env=_child_env(),
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
+            code = server.run(tmp, timeout) if server else None
+        except forkserver.ServerGone:
+            server = None
+        if not server:
+            try:
+                proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], cwd=tmp, env=_child_env(),
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      timeout=timeout)
+                code, stderr = proc.returncode, proc.stderr
+            except subprocess.TimeoutExpired:
+                pass
+        elif Path(tmp, "stderr.txt").exists():
+            stderr = Path(tmp, "stderr.txt").read_bytes()
+        if code is None:
             return {"crash": f"did not finish within {timeout:.0f} s"}
         result = Path(tmp, "result.json")
         if result.exists():
             return json.loads(result.read_text(encoding="utf-8"))
-        said = [ln for ln in proc.stderr.decode("utf-8", "replace").splitlines()
+        said = [ln for ln in stderr.decode("utf-8", "replace").splitlines()
                 if ln.strip() and not ln[:1].isspace() and not ln.startswith("Traceback")]
-        return {"crash": f"ended with exit code {proc.returncode}" + (f": {said[-1]}" if said else "")}
+        return {"crash": f"ended with exit code {code}" + (f": {said[-1]}" if said else "")}
 
 
-def _execute(tasks: list[tuple[dict, float]], jobs: int) -> list[dict]:
-    """Results of every (job, timeout), in order: in child processes, `jobs` at a time; in Pyodide, here."""
+# What every job imports: a fork server imports it once for all its children (forkserver.py).
+PRELOAD = ["numpy", "numpy.random", "numpy.linalg", "pytest", "checker.validate"]
+JOB = "checker.validate:_child"
+
+
+def _execute(tasks: list[tuple[dict, float, int]], jobs: int, servers: int = 0) -> list[dict]:
+    """Results of every (job, timeout, run index), in order: in child processes, `jobs` at a time; in Pyodide,
+    here. With `servers` > 0 (and a system that can fork), the children are forked by that many fork servers,
+    run i of an exercise by server i mod `servers`, so that its runs see different hash seeds."""
     if IN_PYODIDE:
-        return [_job(spec) for spec, _ in tasks]
+        return [_job(spec) for spec, _, _ in tasks]
+    if servers and forkserver.AVAILABLE:
+        with tempfile.TemporaryDirectory(prefix="tl-forkserver-") as cwd, \
+                forkserver.Pool(servers, JOB, _child_env(), PRELOAD, cwd) as pool, ThreadPoolExecutor(jobs) as threads:
+            return list(threads.map(lambda task: _spawn(task[0], task[1], pool.server(task[2])), tasks))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda task: _spawn(*task), tasks))
+        return list(pool.map(lambda task: _spawn(task[0], task[1]), tasks))
 
 
 # ---- across runs: flakiness and time budgets ------------------------------------------------------------------------
@@ -553,8 +578,8 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
     factor = browser_factor(factor_file)
     reports: dict[str, Report] = {}
     stamps: dict[str, Path] = {}
-    fulls: list[tuple[Exercise, dict, float]] = []
-    reruns: list[tuple[Exercise, dict, float]] = []
+    fulls: list[tuple[Exercise, dict, float, int]] = []
+    reruns: list[tuple[Exercise, dict, float, int]] = []
     for ex in chosen:
         if cache:
             stamps[ex.slug] = cache / f"{ex.slug}-{fingerprint(ex, exercises, runs)}.ok"
@@ -565,16 +590,19 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
                 continue
         deps = {path: str(file) for path, file in dependency_paths(ex, exercises).items()}
         fulls.append((ex, {"kind": "full", "folder": str(ex.folder), "deps": deps},
-                      BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + len(ex.mutants) + 2)))
+                      BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + len(ex.mutants) + 2), 0))
         broken = syntax_errors(ex)
         if "reference" not in broken and "tests" not in broken:  # else there is nothing to run again
             reruns += [(ex, {"kind": "reference", "folder": str(ex.folder), "deps": deps},
-                        BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + 1))] * (runs - 1)
+                        BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + 1), i) for i in range(1, runs)]
     # The longest jobs first and the short reruns last, so that every core stays busy to the end.
     tasks = sorted(fulls, key=lambda task: -len(task[0].mutants)) + reruns
-    results = _execute([(spec, timeout) for _, spec, timeout in tasks], jobs)
+    # Fork servers (a fresh process without its start-up) pay off from two exercises on; one exercise's runs
+    # cost as much either way.
+    servers = runs if len(fulls) > 1 else 0
+    results = _execute([(spec, timeout, i) for _, spec, timeout, i in tasks], jobs, servers)
     done: dict[str, list[dict]] = {}
-    for (ex, spec, _), result in zip(tasks, results):
+    for (ex, spec, _, _), result in zip(tasks, results):
         done.setdefault(ex.slug, []).append(result)  # the full job's result comes first
     for ex in chosen:
         if ex.slug in done:

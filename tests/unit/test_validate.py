@@ -318,6 +318,22 @@ def test_a_child_that_dies_is_one_line(tmp_path):
     assert errors == [f"{rel(folder)}: validation ended with exit code 3"]
 
 
+@pytest.mark.skipif(not validate.forkserver.AVAILABLE, reason="needs os.fork")
+def test_several_exercises_run_in_children_of_fork_servers(tmp_path, monkeypatch):
+    """From two exercises on, every run is a child forked by a fork server, with the same one-line results."""
+    folder = copy_fixture(tmp_path, "t01-1")
+    copy_fixture(tmp_path)
+    append(folder / "reference.py", "\nimport os\nos._exit(3)\n")
+
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError("a process was started without a fork server")
+
+    monkeypatch.setattr(validate.subprocess, "run", no_subprocess)
+    reports, errors = validate.validate_all(root=tmp_path, runs=2)
+    assert errors == [f"{rel(folder)}: validation ended with exit code 3"]
+    assert [r.slug for r in reports if not r.errors] == ["t1-2"]
+
+
 def test_in_pyodide_everything_runs_in_this_process(tmp_path, monkeypatch):
     """Pyodide has no subprocesses: there validate_all must run every job here, one after another."""
     copy_fixture(tmp_path, "t01-1")
