@@ -46,7 +46,10 @@ def serve(argv: list[str]) -> None:
     import importlib
 
     for name in argv[1:]:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass  # not installed here: a child that needs it imports it, and fails, as a fresh process would
     module, name = argv[0].split(":")
     job = getattr(importlib.import_module(module), name)
     stdin, out = sys.stdin.fileno(), sys.stdout

@@ -31,7 +31,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as etree
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +42,7 @@ from pymdownx.blocks.block import Block, type_string
 
 from checker import chapters as chapter_defs
 from checker import manifest, views
+from mdwidgets import examples
 from mdwidgets.page import ErrorTreeprocessor, PageState, SourcePreprocessor, WidgetError, normal, set_source, state
 
 __all__ = ["WidgetError", "set_source", "reset_cache", "makeExtension"]
@@ -499,18 +499,7 @@ def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProces
 
 
 def _run_example_now(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory(prefix="tl-example-") as root:
-        for rel, source in files.items():
-            target = Path(root) / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(source, encoding="utf-8")
-            parent = target.parent
-            while parent != Path(root):
-                (parent / "__init__.py").touch(exist_ok=True)
-                parent = parent.parent
-        env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": root, "MPLCONFIGDIR": str(Path(root) / ".mpl")}
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                              cwd=root if files else None, env=env)
+    return examples.run(code, files)
 
 
 def _exception(stderr: str) -> tuple[str, int]:

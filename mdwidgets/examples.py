@@ -1,0 +1,120 @@
+"""Running a lesson's example cells on CPython at build time, each as `python -c CODE` would, in a fresh process.
+
+An example that plots imports matplotlib.pyplot (about 0.9 s) and every example imports numpy (0.2 s): at a
+hundred pages, run against a reference and a starter each, that was most of a cold page check (170 s of it
+at 100 exercises). A fork server (checker/forkserver.py) imports both once per build and forks a child per
+run: the child starts with them loaded and nothing of another run, puts the run's files first on sys.path,
+captures stdout and stderr, and exits with the code's status. Where there is no fork (Windows), or the server
+is gone, each run is a plain `python -c` again. Either way the result is a CompletedProcess whose stderr holds
+the traceback as `python -c` prints it (`File "<string>", line N`), which the caller turns into one line.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from checker import forkserver
+
+TIMEOUT_S = 120
+PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
+_server: forkserver.Server | None = None
+_lock = threading.Lock()
+_config_dir: tempfile.TemporaryDirectory | None = None
+
+
+def run(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run `code` with `files` (path under the import root -> source) importable, matplotlib on Agg."""
+    with tempfile.TemporaryDirectory(prefix="tl-example-") as root:
+        for rel, source in files.items():
+            target = Path(root) / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(source, encoding="utf-8")
+            parent = target.parent
+            while parent != Path(root):
+                (parent / "__init__.py").touch(exist_ok=True)
+                parent = parent.parent
+        cwd = root if files else None
+        server = _fork_server()
+        if server is not None:
+            try:
+                return _forked(server, code, root, cwd)
+            except forkserver.ServerGone:
+                pass
+        env = {**_env(), "PYTHONPATH": root, "MPLCONFIGDIR": str(Path(root) / ".mpl")}
+        try:
+            return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT_S,
+                                  cwd=cwd, env=env)
+        except subprocess.TimeoutExpired:
+            return _timed_out(code)
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "MPLBACKEND": "Agg"}
+
+
+def _timed_out(code: str) -> subprocess.CompletedProcess:
+    return subprocess.CompletedProcess([sys.executable, "-c", code], 1, "",
+                                       f"TimeoutError: the example ran for more than {TIMEOUT_S} s\n")
+
+
+def _fork_server() -> forkserver.Server | None:
+    """This process's example server, started on first use (None where fork is not available)."""
+    global _server, _config_dir
+    if not forkserver.AVAILABLE:
+        return None
+    with _lock:
+        if _server is None:  # started once: a server that is gone leaves the plain processes to do the rest
+            _config_dir = _config_dir or tempfile.TemporaryDirectory(prefix="tl-mpl-")
+            here = str(Path(__file__).resolve().parent.parent)
+            env = {**_env(), "MPLCONFIGDIR": _config_dir.name,
+                   "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+            _server = forkserver.Server("mdwidgets.examples:child", env, PRELOAD, cwd=_config_dir.name)
+            atexit.register(_server.close)
+        return None if _server.gone else _server
+
+
+def _forked(server: forkserver.Server, code: str, root: str, cwd: str | None) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory(prefix="tl-example-run-") as folder:
+        Path(folder, "job.json").write_text(json.dumps({"code": code, "root": root, "cwd": cwd}), encoding="utf-8")
+        status = server.run(folder, TIMEOUT_S)
+        if status is None:
+            return _timed_out(code)
+        read = lambda name: Path(folder, name).read_text(encoding="utf-8", errors="replace") \
+            if Path(folder, name).exists() else ""  # noqa: E731
+        return subprocess.CompletedProcess([sys.executable, "-c", code], status, read("stdout.txt"),
+                                           read("stderr.txt"))
+
+
+def child(folder: str) -> int:
+    """In a forked child (forkserver.py): run the job in `folder` as `python -c` would; its exit status."""
+    spec = json.loads(Path(folder, "job.json").read_text(encoding="utf-8"))
+    out = os.open(os.path.join(folder, "stdout.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(out, 1)
+    sys.path.insert(0, spec["root"])
+    os.environ["PYTHONPATH"] = spec["root"]
+    os.chdir(spec["cwd"] or folder)
+    sys.argv = ["-c"]
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    try:
+        exec(compile(spec["code"], "<string>", "exec"), namespace)  # noqa: S102 - the author's example, as python -c
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)  # as the interpreter does with sys.exit("message")
+        return 1
+    except BaseException as exc:  # noqa: BLE001 - reported as python -c reports it
+        import traceback
+
+        tb = exc.__traceback__.tb_next  # drop this frame: the traceback starts in the example, as with -c
+        traceback.print_exception(type(exc), exc, tb)
+        return 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return 0
