@@ -6,6 +6,9 @@ file and the field: ``exercises/e7-3/exercise.toml: prompts[2].answer: expected 
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -387,16 +390,20 @@ def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
 
 
 _LOADED: dict[Path, tuple[tuple, Exercise]] = {}
+_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # what loaded a stored exercise
 
 
 def _signature(folder: Path) -> tuple:
     """What `load` read, as the file system describes it: every file's path, size and modification time."""
     out = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            stat = path.stat()
-            out.append((path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns))
-    return tuple(out)
+    root = str(folder)
+    for top, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        base = os.path.relpath(top, root).replace(os.sep, "/")
+        for name in sorted(files):
+            stat = os.stat(os.path.join(top, name))
+            out.append((name if base == "." else f"{base}/{name}", stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(out))
 
 
 def load(folder: Path) -> Exercise:
@@ -404,15 +411,54 @@ def load(folder: Path) -> Exercise:
 
     A folder whose files have not changed since it last loaded (same paths, sizes and modification times) gives
     the same Exercise without being read again: a build loads every exercise several times (validation, the page
-    checks, the widgets), which at a hundred exercises cost seconds each time."""
+    checks, the widgets), which at a hundred exercises cost seconds each time. Across processes, the Exercise
+    is kept on disk too (`_disk_cache`), with the signature and this file's code it was loaded with."""
     folder = folder.resolve()
     signature = _signature(folder)
     known = _LOADED.get(folder)
     if known and known[0] == signature:
         return known[1]
-    exercise = _load(folder)
+    stored = _disk_cache(folder)
+    stamp = (signature, _CODE)
+    exercise = _read_stored(stored, stamp)
+    if exercise is None:
+        exercise = _load(folder)
+        _store(stored, stamp, exercise)
     _LOADED[folder] = (signature, exercise)
     return exercise
+
+
+def _disk_cache(folder: Path) -> Path | None:
+    """Where `folder`'s exercise is kept between processes, with what it was loaded from: beside the validation
+    cache (TL_VALIDATE_CACHE), or in .cache/validate for the checkout's own exercises; None elsewhere (an
+    installed `ol`, a folder of a test)."""
+    base = os.environ.get("TL_VALIDATE_CACHE")
+    if not base:
+        if not (REPO / ".cache").is_dir() or not folder.is_relative_to(REPO):
+            return None
+        base = str(REPO / ".cache" / "validate")
+    return Path(base) / "manifests" / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:32]}.pickle"
+
+
+def _read_stored(path: Path | None, stamp: tuple) -> Exercise | None:
+    """The stored exercise when it was loaded from the files as they are now, by this code; else None."""
+    try:
+        kept, exercise = pickle.loads(path.read_bytes()) if path else (None, None)
+    except Exception:  # noqa: BLE001 - unreadable, cut short, from another version: load the folder instead
+        return None
+    return exercise if kept == stamp and isinstance(exercise, Exercise) else None
+
+
+def _store(path: Path | None, stamp: tuple, exercise: Exercise) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps((stamp, exercise)))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the next process a load
 
 
 def _load(folder: Path) -> Exercise:

@@ -296,7 +296,9 @@ def validate(ex: Exercise, exercises: dict[str, Exercise]) -> Report:
     return _validate(ex, dependency_paths(ex, exercises)).finish()
 
 
-def _validate(ex: Exercise, dep_paths: dict[str, Path]) -> Report:
+def _validate(ex: Exercise, dep_paths: dict[str, Path], mutants: list[str] | None = None) -> Report:
+    """The full validation of `ex`, its mutants limited to the names in `mutants` when given (the others then
+    run in `_mutants_only` jobs of their own, on another core)."""
     report = Report(ex.slug, ex.id)
     broken = syntax_errors(ex)
     report.errors += broken.values()
@@ -317,24 +319,41 @@ def _validate(ex: Exercise, dep_paths: dict[str, Path]) -> Report:
             report.outcomes["starter"] = {t["name"]: t["outcome"] for t in start["tests"]}
             if start["status"] == "passed":
                 report.errors.append(f"{rel(ex.starter)}:1: the starter passes every hidden test; it should not")
-        for mutant in ex.mutants:
-            try:
-                source = apply_mutant(reference, mutant)
-            except ManifestError as exc:
-                report.errors.append(str(exc))
-                continue
-            problem = mutant_syntax_error(reference, mutant, str(ex.reference))
-            if problem:
-                report.errors.append(problem)
-                continue
-            got = run_solution(ex, source, deps, workdir, only=[mutant.fails])
-            outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
-            report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
-            if outcome == "passed":
-                report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "
-                                     f"{mutant.name} survives: {mutant.fails} passes on it ({mutant.description})")
+        _run_mutants(ex, reference, deps, workdir, mutants, report)
     if "prompt_setup" not in broken:
         check_prompts(ex, deps, report)
+    return report
+
+
+def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: str, names: list[str] | None,
+                 report: Report) -> None:
+    """Run each mutant (those in `names`, or all) against the test it must fail; record it, and any survivor."""
+    for mutant in ex.mutants:
+        if names is not None and mutant.name not in names:
+            continue
+        try:
+            source = apply_mutant(reference, mutant)
+        except ManifestError as exc:
+            report.errors.append(str(exc))
+            continue
+        problem = mutant_syntax_error(reference, mutant, str(ex.reference))
+        if problem:
+            report.errors.append(problem)
+            continue
+        got = run_solution(ex, source, deps, workdir, only=[mutant.fails])
+        outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
+        report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
+        if outcome == "passed":
+            report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "
+                                 f"{mutant.name} survives: {mutant.fails} passes on it ({mutant.description})")
+
+
+def _mutants_only(ex: Exercise, dep_paths: dict[str, Path], names: list[str]) -> Report:
+    """The mutants in `names` alone: their outcomes and survivors, for the full job's report to take in."""
+    report = Report(ex.slug, ex.id)
+    deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
+    with tempfile.TemporaryDirectory() as workdir:
+        _run_mutants(ex, ex.reference.read_text(encoding="utf-8"), deps, workdir, names, report)
     return report
 
 
@@ -357,7 +376,9 @@ def _job(spec: dict) -> dict:
     ex = manifest.load(Path(spec["folder"]))
     dep_paths = {path: Path(file) for path, file in spec["deps"].items()}
     if spec["kind"] == "full":
-        return dataclasses.asdict(_validate(ex, dep_paths))
+        return dataclasses.asdict(_validate(ex, dep_paths, spec.get("mutants")))
+    if spec["kind"] == "mutants":
+        return dataclasses.asdict(_mutants_only(ex, dep_paths, spec["mutants"]))
     return _reference_run(ex, dep_paths)
 
 
@@ -448,11 +469,18 @@ def flaky_tests(ex: Exercise, runs: list[dict[str, str]]) -> dict[str, str]:
     return found
 
 
-def _combine(ex: Exercise, full: dict, reruns: list[dict]) -> Report:
-    """The first (full) run's report, with the other runs compared with it."""
+def _combine(ex: Exercise, full: dict, reruns: list[dict], parts: list[dict] = ()) -> Report:
+    """The first (full) run's report, with the mutants run apart (`parts`) taken in and the other runs of the
+    reference compared with it."""
     if "crash" in full:
         return Report(ex.slug, ex.id, errors=[f"{rel(ex.folder)}: validation {full['crash']}"])
     report = Report(**full)
+    for part in parts if report.suite_runs else ():  # a reference that does not run makes mutants prove nothing
+        if "crash" in part:
+            report.errors.append(f"{rel(ex.folder)}: a run of mutants {part['crash']}")
+        else:
+            report.outcomes.update(part["outcomes"])
+            report.errors += part["errors"]
     runs = [report.outcomes["reference"]] if "reference" in report.outcomes else []
     for i, rerun in enumerate(reruns, 2):
         if "crash" in rerun:
@@ -559,6 +587,24 @@ def unknown(key: str, exercises: dict[str, Exercise]) -> KeyError | None:
     return None
 
 
+SHARE_FROM = 8  # mutants an exercise needs before they are shared out over the cores
+
+
+def _share_mutants(fulls: list[tuple[Exercise, dict, float, int]], jobs: int) -> list[tuple[Exercise, dict, float, int]]:
+    """Give each full job every `jobs`-th mutant, and return the jobs that run the others."""
+    parts = []
+    for ex, spec, _, _ in fulls:
+        names = [m.name for m in ex.mutants]
+        if len(names) < SHARE_FROM:
+            continue
+        spec["mutants"] = names[0::jobs]
+        for k in range(1, jobs):
+            share = names[k::jobs]
+            parts.append((ex, {"kind": "mutants", "folder": spec["folder"], "deps": spec["deps"], "mutants": share},
+                          BOOT_LIMIT + ex.time_limit * (len(share) + 1), k))
+    return parts
+
+
 def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, root: Path | None = None,
                  jobs: int | None = None, runs: int | None = None,
                  factor_file: Path = FACTOR_FILE) -> tuple[list[Report], list[str]]:
@@ -595,18 +641,22 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
         if "reference" not in broken and "tests" not in broken:  # else there is nothing to run again
             reruns += [(ex, {"kind": "reference", "folder": str(ex.folder), "deps": deps},
                         BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + 1), i) for i in range(1, runs)]
+    # With fewer exercises than cores, the mutants of each are shared out: the full job keeps a share, and
+    # jobs of their own run the rest on the other cores.
+    parts = _share_mutants(fulls, jobs) if len(fulls) < jobs else []
     # The longest jobs first and the short reruns last, so that every core stays busy to the end.
-    tasks = sorted(fulls, key=lambda task: -len(task[0].mutants)) + reruns
+    tasks = sorted(fulls, key=lambda task: -len(task[0].mutants)) + parts + reruns
     # Fork servers (a fresh process without its start-up) pay off from two exercises on; one exercise's runs
     # cost as much either way.
     servers = runs if len(fulls) > 1 else 0
     results = _execute([(spec, timeout, i) for _, spec, timeout, i in tasks], jobs, servers)
-    done: dict[str, list[dict]] = {}
+    done: dict[str, dict[str, list[dict]]] = {}
     for (ex, spec, _, _), result in zip(tasks, results):
-        done.setdefault(ex.slug, []).append(result)  # the full job's result comes first
+        done.setdefault(ex.slug, {"full": [], "mutants": [], "reference": []})[spec["kind"]].append(result)
     for ex in chosen:
         if ex.slug in done:
-            reports[ex.slug] = _combine(ex, done[ex.slug][0], done[ex.slug][1:])
+            got = done[ex.slug]
+            reports[ex.slug] = _combine(ex, got["full"][0], got["reference"], got["mutants"])
     for ex in chosen:
         report = reports[ex.slug]
         if report.suite_ms is not None:

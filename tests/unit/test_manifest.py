@@ -491,3 +491,25 @@ def test_an_unchanged_folder_is_not_read_again_and_a_changed_one_is(tmp_path):
     (folder / "exercise.toml").write_text("id = ")
     with pytest.raises(ManifestError):
         manifest.load(folder)
+
+
+def test_a_loaded_exercise_is_kept_on_disk_for_the_next_process(tmp_path, monkeypatch):
+    """A second process (here: an emptied in-memory memo) takes the exercise from the disk cache, unless a file
+    of the folder changed or the stored copy is unreadable."""
+    folder = tmp_path / "t1-2"
+    shutil.copytree(FIXTURES / "t1-2", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("TL_VALIDATE_CACHE", str(tmp_path / "cache"))
+    first = manifest.load(folder)
+    real = manifest._load
+    monkeypatch.setattr(manifest, "_LOADED", {})
+    monkeypatch.setattr(manifest, "_load", lambda f: pytest.fail("read again"))
+    assert manifest.load(folder) == first
+    (stored,) = (tmp_path / "cache" / "manifests").glob("*.pickle")
+    stored.write_bytes(b"not a pickle")
+    monkeypatch.setattr(manifest, "_LOADED", {})
+    loads = []
+    monkeypatch.setattr(manifest, "_load", lambda f: loads.append(f) or real(f))
+    assert manifest.load(folder) == first and len(loads) == 1, "an unreadable copy: the folder is read"
+    (folder / "exercise.toml").write_text((folder / "exercise.toml").read_text().replace('title = "', 'title = "New '))
+    monkeypatch.setattr(manifest, "_LOADED", {})
+    assert manifest.load(folder).title.startswith("New ") and len(loads) == 2

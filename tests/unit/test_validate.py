@@ -501,3 +501,25 @@ def test_the_command_validates_the_ids_it_is_given():
     assert all(re.search(r": ok \(3 tests, 2 mutants; reference suite \d+ ms \(median of 2 runs\), .*; ~\d+ ms "
                          r"in the browser\)$", line) for line in lines[:2]), lines
     assert lines[2].startswith("browser time = CPython suite time × ")
+
+
+def test_one_exercise_shares_its_mutants_over_the_cores_with_the_same_verdicts(weak_copy, monkeypatch, tmp_path):
+    """Alone on two cores, an exercise's mutants run in two jobs; the report is the one a single job gives."""
+    folder = tmp_path / weak_copy[0].name
+    shutil.copytree(weak_copy[0], folder)
+    kinds = []
+
+    def here(tasks, jobs, servers=0):  # the jobs in this process, so that the split can be seen
+        return [kinds.append((spec["kind"], spec.get("mutants"))) or validate._job(spec) for spec, _, _ in tasks]
+
+    monkeypatch.setattr(validate, "_execute", here)
+    monkeypatch.setattr(validate, "SHARE_FROM", 10**6)
+    (whole,), whole_errors = validate.validate_all(root=tmp_path, jobs=2, runs=1)
+    assert kinds == [("full", None)]
+    kinds.clear()
+    monkeypatch.setattr(validate, "SHARE_FROM", 2)
+    (shared,), shared_errors = validate.validate_all(root=tmp_path, jobs=2, runs=1)
+    assert [k for k, _ in kinds] == ["full", "mutants"]
+    assert sorted(kinds[0][1] + kinds[1][1]) == sorted(m.stem for m in (folder / "mutants").glob("*.toml"))
+    assert shared.outcomes == whole.outcomes
+    assert sorted(shared_errors) == sorted(whole_errors) and any("survives" in e for e in shared_errors)
