@@ -398,9 +398,9 @@ def _signature(folder: Path) -> tuple:
     out = []
     root = str(folder)
     for top, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
         base = os.path.relpath(top, root).replace(os.sep, "/")
-        for name in sorted(files):
+        for name in files:
             stat = os.stat(os.path.join(top, name))
             out.append((name if base == "." else f"{base}/{name}", stat.st_size, stat.st_mtime_ns))
     return tuple(sorted(out))
@@ -428,16 +428,19 @@ def load(folder: Path) -> Exercise:
     return exercise
 
 
+def validate_cache() -> Path:
+    """The folder of what validation and the build remember between runs: TL_VALIDATE_CACHE, else
+    .cache/validate in this checkout."""
+    return Path(os.environ.get("TL_VALIDATE_CACHE") or REPO / ".cache" / "validate")
+
+
 def _disk_cache(folder: Path) -> Path | None:
-    """Where `folder`'s exercise is kept between processes, with what it was loaded from: beside the validation
-    cache (TL_VALIDATE_CACHE), or in .cache/validate for the checkout's own exercises; None elsewhere (an
-    installed `ol`, a folder of a test)."""
-    base = os.environ.get("TL_VALIDATE_CACHE")
-    if not base:
-        if not (REPO / ".cache").is_dir() or not folder.is_relative_to(REPO):
-            return None
-        base = str(REPO / ".cache" / "validate")
-    return Path(base) / "manifests" / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:32]}.pickle"
+    """Where `folder`'s exercise is kept between processes, with what it was loaded from: in the validation
+    cache when TL_VALIDATE_CACHE names one, or for the checkout's own exercises once it has a .cache; None
+    elsewhere (an installed `ol`, a folder of a test)."""
+    if not os.environ.get("TL_VALIDATE_CACHE") and not ((REPO / ".cache").is_dir() and folder.is_relative_to(REPO)):
+        return None
+    return validate_cache() / "manifests" / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:32]}.pickle"
 
 
 def _read_stored(path: Path | None, stamp: tuple) -> Exercise | None:

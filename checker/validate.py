@@ -411,10 +411,11 @@ def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) 
     with tempfile.TemporaryDirectory(prefix="tl-validate-", ignore_cleanup_errors=True) as tmp:
         Path(tmp, "job.json").write_text(json.dumps(spec), encoding="utf-8")
         code, stderr = None, b""
-        try:
-            code = server.run(tmp, timeout) if server else None
-        except forkserver.ServerGone:
-            server = None
+        if server:
+            try:
+                code = server.run(tmp, timeout)
+            except forkserver.ServerGone:
+                server = None
         if not server:
             try:
                 proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], cwd=tmp, env=_child_env(),

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -472,9 +471,8 @@ def _example_files(uses: manifest.Exercise | None, exercises: dict[str, manifest
 
 
 def _example_cache() -> Path:
-    """Where examples that ran cleanly are remembered: beside the validation cache (TL_VALIDATE_CACHE)."""
-    base = os.environ.get("TL_VALIDATE_CACHE") or str(manifest.REPO / ".cache" / "validate")
-    return Path(base) / "examples"
+    """Where examples that ran cleanly are remembered: beside the validation cache."""
+    return manifest.validate_cache() / "examples"
 
 
 def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
@@ -488,7 +486,7 @@ def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProces
     marker = _example_cache() / key
     if marker.is_file():
         return subprocess.CompletedProcess([sys.executable, "-c", code], 0, "", "")
-    proc = _run_example_now(code, files)
+    proc = examples.run(code, files)
     if proc.returncode == 0:
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
@@ -496,10 +494,6 @@ def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProces
         except OSError:
             pass  # a read-only cache only costs the next build a run
     return proc
-
-
-def _run_example_now(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
-    return examples.run(code, files)
 
 
 def _exception(stderr: str) -> tuple[str, int]:

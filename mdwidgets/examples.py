@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 
 from checker import forkserver
+from checker.isolation import write_tree
 
 TIMEOUT_S = 120
 PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
@@ -31,14 +32,7 @@ _config_dir: tempfile.TemporaryDirectory | None = None
 def run(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
     """Run `code` with `files` (path under the import root -> source) importable, matplotlib on Agg."""
     with tempfile.TemporaryDirectory(prefix="tl-example-") as root:
-        for rel, source in files.items():
-            target = Path(root) / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(source, encoding="utf-8")
-            parent = target.parent
-            while parent != Path(root):
-                (parent / "__init__.py").touch(exist_ok=True)
-                parent = parent.parent
+        write_tree(Path(root), files)
         cwd = root if files else None
         server = _fork_server()
         if server is not None:
@@ -85,10 +79,12 @@ def _forked(server: forkserver.Server, code: str, root: str, cwd: str | None) ->
         status = server.run(folder, TIMEOUT_S)
         if status is None:
             return _timed_out(code)
-        read = lambda name: Path(folder, name).read_text(encoding="utf-8", errors="replace") \
-            if Path(folder, name).exists() else ""  # noqa: E731
-        return subprocess.CompletedProcess([sys.executable, "-c", code], status, read("stdout.txt"),
-                                           read("stderr.txt"))
+        out, err = (Path(folder, name) for name in ("stdout.txt", "stderr.txt"))
+        return subprocess.CompletedProcess([sys.executable, "-c", code], status, _text(out), _text(err))
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
 def child(folder: str) -> int:

@@ -268,8 +268,8 @@ def test_pycell_runs_and_carries_its_code():
 def test_an_example_that_ran_cleanly_runs_once_and_a_failing_one_every_time(tmp_path, monkeypatch):
     monkeypatch.setenv("TL_VALIDATE_CACHE", str(tmp_path))
     runs = []
-    real = mdwidgets._run_example_now
-    monkeypatch.setattr(mdwidgets, "_run_example_now", lambda code, files: runs.append(code) or real(code, files))
+    real = mdwidgets.examples.run
+    monkeypatch.setattr(mdwidgets.examples, "run", lambda code, files: runs.append(code) or real(code, files))
     good = "/// pycell\nprint(2 + 2)\n///\n"
     convert(good)
     convert(good)

@@ -89,7 +89,7 @@ function registerServiceWorker(handedOff = Promise.resolve(), failed = () => {})
  */
 function serviceWorkerControl() {
   const container = "serviceWorker" in navigator ? navigator.serviceWorker : null;
-  let failed = () => {};
+  let failed;
   const inControl = new Promise((resolve) => {
     failed = resolve;
     if (!container || container.controller || !location.protocol.startsWith("http")) resolve();
@@ -98,7 +98,7 @@ function serviceWorkerControl() {
       setTimeout(resolve, 60_000);
     }
   });
-  return { inControl, failed: () => failed() };
+  return { inControl, failed };
 }
 
 /** Run a page-wide step (maths, accessibility repairs, catalogues) without letting its failure stop the rest. */
