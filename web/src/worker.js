@@ -95,6 +95,11 @@ function counted(response, arrived = () => {}) {
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+/** Settles once the snapshot has been requested, or it is known that it will not be: the loader script waits for
+ * it (runLoader), as running it holds this thread and would hold back the request. */
+let snapshotAsked;
+const snapshotAskedFor = new Promise((resolve) => { snapshotAsked = resolve; });
+
 let coreArrived;
 const coreIn = new Promise((resolve) => { coreArrived = resolve; });
 
@@ -169,7 +174,9 @@ async function runLoader(realFetch) {
     const response = await inflated(realFetch, INDEX + OUTPUTS.loaderGz, "text/javascript");
     if (!response) return false;
     const source = await response.text();
-    await lineMeasured; // running it holds this thread for a moment, which would look like a slow line
+    // Running it holds this thread for a moment (~300 ms), which would look like a slow line, and would hold back
+    // the snapshot's request, which follows the line's measure.
+    await Promise.all([lineMeasured, snapshotAskedFor]);
     (0, eval)(source); // indirect: global scope, as a classic script would run
     return typeof self._createPyodideModule === "function";
   } catch {
@@ -243,6 +250,7 @@ async function requestFiles() {
   const list = readWheelsList(await response.json());
   const restoring = list.snapshot ? snapshotWorthIt(list.snapshotBytes) : Promise.resolve(false);
   const snapshot = restoring.then((yes) => (yes ? fetchSnapshot(INDEX + list.snapshot) : null));
+  restoring.then(snapshotAsked, snapshotAsked); // after the callback above has sent the request
   // The packs are requested at once too: requested one after another, the downloads took longer in total
   // (bench/network.py, 20 Mbit/s: ready 1 s later). They are decoded after the snapshot.
   const after = snapshot.catch(() => null);
@@ -356,6 +364,7 @@ const ready = (stage, extra = {}) => post({ type: "status", stage, ms: performan
 function boot() {
   startCoreEarly();
   const files = requestFiles();
+  files.catch(snapshotAsked);
   stages[STAGE.python] = files.then(async (f) => {
     const session = await installJudge(await startPython(f), f);
     ready(STAGE.python, { snapshot: session.restored });
