@@ -16,7 +16,7 @@ from pathlib import Path
 
 WHEELS_LIST = "wheels.json"          # in assets/pyodide/
 PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied from node_modules (names numpy's wheel)
-SNAPSHOT = "snapshot.bin.lz4"        # in assets/pyodide/: requested by the worker before the list confirms it
+SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, downloaded side by side
 WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py JUDGE_FILES)
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
@@ -58,6 +58,11 @@ def dependency_closure(lock: dict, name: str) -> list[str]:
     return found
 
 
+def snapshot_parts(count: int = SNAPSHOT_PARTS) -> tuple[str, ...]:
+    """The file names (in assets/pyodide/) of the snapshot's parts, in order; the worker reads them from the list."""
+    return tuple(f"snapshot-{i}-of-{count}.lz4" for i in range(1, count + 1))
+
+
 def numpy_pack(version: str) -> str:
     """The file name of numpy `version` repacked with its bytecode (tools/numpy_archive.mjs)."""
     return f"numpy-{version}-tl.pack"
@@ -70,8 +75,9 @@ class WheelsList:
 
     pyodide:     the Pyodide version the files are for
     wheels:      the judge's wheels (pytest and what it needs), file names in assets/pyodide/
-    snapshot:    the memory snapshot (an LZ4 container, tools/pack.py)
-    snapshot_bytes: its size, which the worker weighs against the line's speed (start cold on a slow line)
+    snapshot:    the memory snapshot's parts, in order (each an LZ4 container of one stretch of it, tools/pack.py
+                 split): downloaded side by side, each decoded as it arrives
+    snapshot_bytes: their total size, which the worker weighs against the line's speed (start cold on a slow line)
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
     optional:    packages loaded only when learner code imports them (OptionalPackage)
@@ -79,7 +85,7 @@ class WheelsList:
 
     pyodide: str
     wheels: tuple[str, ...] = field(default_factory=tuple)
-    snapshot: str = ""
+    snapshot: tuple[str, ...] = field(default_factory=tuple)
     numpy: str = ""
     wheels_pack: str = ""
     optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
@@ -90,9 +96,11 @@ class WheelsList:
         offline copy takes them when a page fetched them or in its idle-time fill, never in an eager precache."""
         return {name for package in self.optional for name in package.files}
 
-    def packed(self, *, snapshot: str, numpy: str, wheels_pack: str, snapshot_bytes: int = 0) -> WheelsList:
-        """This list with the snapshot and the packs named."""
-        return replace(self, snapshot=snapshot, numpy=numpy, wheels_pack=wheels_pack, snapshot_bytes=snapshot_bytes)
+    def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
+               snapshot_bytes: int = 0) -> WheelsList:
+        """This list with the snapshot's parts and the packs named."""
+        return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
+                       snapshot_bytes=snapshot_bytes)
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -100,10 +108,13 @@ def read_wheels_list(assets: Path) -> WheelsList:
     data = json.loads((assets / WHEELS_LIST).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("wheels"), list):
         raise ValueError(f"{assets / WHEELS_LIST}: no list of wheels")
-    names = {k: str(data.get(k) or "") for k in ("snapshot", "numpy", "wheels_pack")}
+    names = {k: str(data.get(k) or "") for k in ("numpy", "wheels_pack")}
+    parts = data.get("snapshot") or []
+    if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts)):
+        raise ValueError(f"{assets / WHEELS_LIST}: snapshot is not a list of file names")
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
-    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), **names, optional=optional,
-                      snapshot_bytes=int(data.get("snapshot_bytes") or 0))
+    return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
+                      optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0))
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:

@@ -39,6 +39,23 @@ def compress(raw: bytes) -> bytes:
     return LZ4_MAGIC + struct.pack("<I", len(raw)) + block
 
 
+def split(raw: bytes, parts: int, slice_bytes: int = 1 << 18) -> list[bytes]:
+    """`raw` as `parts` LZ4 containers of consecutive stretches of it, of about the same compressed size, so that
+    downloaded side by side they arrive together (the snapshot compresses unevenly: cut into equal stretches, the
+    largest part was 2.5x the smallest). The cuts fall between `slice_bytes` slices, weighed by compressing each;
+    a stretch is empty when `raw` has fewer slices than parts."""
+    if parts < 1:
+        raise ValueError("split: at least one part")
+    weights = [len(compress(raw[i:i + slice_bytes])) for i in range(0, len(raw), slice_bytes)]
+    total, cuts, seen = sum(weights), [0], 0
+    for index, weight in enumerate(weights[:-1]):
+        seen += weight
+        if len(cuts) < parts and seen >= total * len(cuts) / parts:
+            cuts.append((index + 1) * slice_bytes)
+    cuts += [len(raw)] * (parts + 1 - len(cuts))
+    return [compress(raw[a:b]) for a, b in zip(cuts, cuts[1:])]
+
+
 def decompress(data: bytes) -> bytes:
     """The bytes an LZ4 container holds."""
     import lz4.block

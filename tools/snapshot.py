@@ -31,13 +31,13 @@ def _node(script: Path, *args: Path) -> None:
         raise SnapshotError(f"{script.relative_to(REPO)} failed:\n{proc.stderr[-2000:]}")
 
 
-def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot") -> str:
+def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot") -> tuple[str, ...]:
     """Put the snapshot, numpy's pack and the wheels' pack into `assets` (site/assets/pyodide) and name them in
-    the wheels list (tools/build_outputs.py); returns the snapshot's file name."""
+    the wheels list (tools/build_outputs.py); returns the file names of the snapshot's parts."""
     info = build_outputs.read_wheels_list(assets)
     numpy_wheel, numpy_version = build_outputs.numpy_wheel(assets)
     archive_name = build_outputs.numpy_pack(numpy_version)
-    snapshot_name, wheels_name = build_outputs.SNAPSHOT, build_outputs.WHEELS_PACK
+    parts, wheels_name = build_outputs.snapshot_parts(), build_outputs.WHEELS_PACK
     inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip",
                                    build_outputs.PYODIDE_LOCK)]
     inputs += [assets / numpy_wheel] + [assets / w for w in info.wheels]
@@ -46,14 +46,15 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     for path in inputs:
         h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     key = cache / h.hexdigest()[:24]
-    outputs = {snapshot_name: key / snapshot_name, archive_name: key / archive_name, wheels_name: key / wheels_name}
+    outputs = {name: key / name for name in (*parts, archive_name, wheels_name)}
     if not all(p.is_file() for p in outputs.values()):
         tmp = key.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         _node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json")
         _node(SCRIPT, assets, checker_zip, tmp / "numpy-stdlib.json", tmp / "snapshot.bin")
-        (tmp / snapshot_name).write_bytes(pack.compress((tmp / "snapshot.bin").read_bytes()))
+        for name, data in zip(parts, pack.split((tmp / "snapshot.bin").read_bytes(), len(parts)), strict=True):
+            (tmp / name).write_bytes(data)
         (tmp / "snapshot.bin").unlink()
         (tmp / archive_name).write_bytes(pack.from_zips([tmp / "numpy.zip"]))
         (tmp / "numpy.zip").unlink()
@@ -64,7 +65,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         tmp.replace(key)
     for name, path in outputs.items():
         shutil.copyfile(path, assets / name)
-    build_outputs.write_wheels_list(assets, info.packed(snapshot=snapshot_name, numpy=archive_name,
-                                                         wheels_pack=wheels_name,
-                                                         snapshot_bytes=(assets / snapshot_name).stat().st_size))
-    return snapshot_name
+    build_outputs.write_wheels_list(assets, info.packed(
+        snapshot=parts, numpy=archive_name, wheels_pack=wheels_name,
+        snapshot_bytes=sum((assets / name).stat().st_size for name in parts)))
+    return parts

@@ -32,7 +32,7 @@ def node(script: str) -> object:
 def test_both_sides_name_the_same_files():
     names = node("console.log(JSON.stringify(outputs.OUTPUTS));")
     assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
-                     "snapshot": build_outputs.SNAPSHOT, "wheelsPack": build_outputs.WHEELS_PACK,
+                     "wheelsPack": build_outputs.WHEELS_PACK,
                      "judgeZip": build_outputs.JUDGE_ZIP, "coreGz": build_outputs.CORE_GZ,
                      "loaderGz": build_outputs.LOADER_GZ}
 
@@ -41,7 +41,7 @@ def test_both_sides_name_the_same_files():
 @pytest.mark.parametrize("written", [
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
-        snapshot=build_outputs.SNAPSHOT, numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
+        snapshot=build_outputs.snapshot_parts(), numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
         snapshot_bytes=8_307_577),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
@@ -53,7 +53,7 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
     path = json.dumps(str(tmp_path / build_outputs.WHEELS_LIST))
     read = node(f"""import {{ readFileSync }} from "node:fs";
         console.log(JSON.stringify(outputs.readWheelsList(JSON.parse(readFileSync({path}, "utf8")))));""")
-    assert read == {"pyodide": written.pyodide, "wheels": list(written.wheels), "snapshot": written.snapshot,
+    assert read == {"pyodide": written.pyodide, "wheels": list(written.wheels), "snapshot": list(written.snapshot),
                     "numpyPack": written.numpy, "wheelsPack": written.wheels_pack,
                     "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
                                  for o in written.optional], "snapshotBytes": written.snapshot_bytes}
@@ -70,6 +70,22 @@ def test_python_refuses_a_list_without_wheels(tmp_path):
     (tmp_path / build_outputs.WHEELS_LIST).write_text('{"pyodide": "0.27.7"}')
     with pytest.raises(ValueError, match="no list of wheels"):
         build_outputs.read_wheels_list(tmp_path)
+
+
+@needs_node
+def test_both_sides_refuse_a_snapshot_that_is_not_a_list_of_parts(tmp_path):
+    said = node("""try { outputs.readWheelsList({ wheels: [], snapshot: "snapshot.bin.lz4" }); console.log('"accepted"'); }
+        catch (err) { console.log(JSON.stringify(err.message)); }""")
+    assert said == f"{build_outputs.WHEELS_LIST}: snapshot is not a list of file names"
+    (tmp_path / build_outputs.WHEELS_LIST).write_text('{"wheels": [], "snapshot": "snapshot.bin.lz4"}')
+    with pytest.raises(ValueError, match="snapshot is not a list of file names"):
+        build_outputs.read_wheels_list(tmp_path)
+
+
+def test_the_snapshot_parts_are_named_in_order():
+    names = build_outputs.snapshot_parts(3)
+    assert names == ("snapshot-1-of-3.lz4", "snapshot-2-of-3.lz4", "snapshot-3-of-3.lz4")
+    assert len(build_outputs.snapshot_parts()) == build_outputs.SNAPSHOT_PARTS
 
 
 def test_names_the_build_did_not_make_are_left_out(tmp_path):

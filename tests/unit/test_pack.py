@@ -38,6 +38,26 @@ def test_container_round_trip_and_size():
         pack.decompress(b"\x1f\x8b" + data)
 
 
+def test_split_parts_join_to_the_whole_and_weigh_about_the_same():
+    import random
+    rng = random.Random(7)
+    # Compresses unevenly: a stretch of zeros, then noise, then a repeated pattern.
+    raw = bytes(600_000) + rng.randbytes(400_000) + bytes(range(256)) * 2_000
+    parts = pack.split(raw, 4, slice_bytes=1 << 14)
+    assert len(parts) == 4 and all(p.startswith(b"TLZ41\n") for p in parts)
+    assert b"".join(map(pack.decompress, parts)) == raw
+    sizes = sorted(map(len, parts))
+    assert sizes[-1] < 1.6 * sizes[0], sizes
+    equal = [pack.compress(raw[i:i + len(raw) // 4]) for i in range(0, len(raw), len(raw) // 4)]
+    assert max(map(len, equal)) > 3 * min(map(len, equal)), "cut into equal stretches, the parts would differ"
+
+
+@pytest.mark.parametrize("raw, count", [(b"", 3), (b"abc" * 10, 4), (bytes(range(256)) * 100, 1)])
+def test_split_makes_the_parts_asked_for_even_of_little(raw, count):
+    parts = pack.split(raw, count, slice_bytes=1 << 14)
+    assert len(parts) == count and b"".join(map(pack.decompress, parts)) == raw
+
+
 @pytest.mark.parametrize("path", ["/etc/passwd", "a/../../b", "", "numpy/__init__.py"])
 def test_bad_or_repeated_paths_are_refused(path):
     with pytest.raises(ValueError, match="bad or repeated path"):
@@ -85,7 +105,7 @@ def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
     info = build_outputs.WheelsList("0.27.7", ("pytest-8.whl",))
     build_outputs.write_wheels_list(assets, info)
     assert "assets/pyodide/numpy-2.0.2-x.whl" in urls_of(tmp_path), "no packs: wheels are used"
-    build_outputs.write_wheels_list(assets, info.packed(snapshot="", numpy="numpy-2.0.2-tl.pack",
+    build_outputs.write_wheels_list(assets, info.packed(snapshot=(), numpy="numpy-2.0.2-tl.pack",
                                                         wheels_pack="judge-wheels.pack"))
     urls = urls_of(tmp_path)
     assert "assets/pyodide/numpy-2.0.2-x.whl" not in urls and "assets/pyodide/pytest-8.whl" not in urls
@@ -100,7 +120,8 @@ def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
     """web/src/worker.js requests the snapshot under the name the wheels list gives, once it has weighed its size
     against the line's speed, and names no build output itself."""
     worker = (REPO / "web" / "src" / "worker.js").read_text()
-    assert "snapshotWorthIt(list.snapshotBytes)" in worker and "fetchSnapshot(INDEX + list.snapshot)" in worker
+    assert "snapshotWorthIt(list.snapshotBytes)" in worker
+    assert "fetchSnapshot(list.snapshot.map((name) => INDEX + name))" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 
 

@@ -14,7 +14,6 @@
 export const OUTPUTS = Object.freeze({
   wheelsList: "wheels.json",
   pyodideLock: "pyodide-lock.json",
-  snapshot: "snapshot.bin.lz4", // the name the build writes it under; the worker reads it from the wheels list
   wheelsPack: "judge-wheels.pack",
   judgeZip: "checker.zip",
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
@@ -26,10 +25,12 @@ export const OUTPUTS = Object.freeze({
  *   A package loaded only when learner code imports one of `imports` (matplotlib): `name` is what the worker
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
  *   loaded), `bytes` their size.
- * @typedef {{pyodide: string, wheels: string[], snapshot: string, numpyPack: string, wheelsPack: string,
+ * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
  *   optional: OptionalPackage[], snapshotBytes: number}} WheelsList
- *   `snapshot`, `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's
- *   wheels as one pack, replacing `wheels`) are "" when the build made none; `optional` is [] when it has none.
+ *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
+ *   side), `snapshotBytes` their total size; `numpyPack` (numpy repacked with its bytecode, replacing its wheel)
+ *   and `wheelsPack` (the judge's wheels as one pack, replacing `wheels`) are "" when the build made none;
+ *   `snapshot` and `optional` are [] when it has none.
  */
 
 /**
@@ -43,8 +44,11 @@ export function readWheelsList(data) {
     throw new Error(`${OUTPUTS.wheelsList}: no list of wheels`);
   }
   const name = (key) => (typeof data[key] === "string" ? data[key] : "");
+  if (data.snapshot !== undefined && !strings(data.snapshot)) {
+    throw new Error(`${OUTPUTS.wheelsList}: snapshot is not a list of file names`);
+  }
   return {
-    pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: name("snapshot"), numpyPack: name("numpy"),
+    pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: [...(data.snapshot || [])], numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
     snapshotBytes: Number(data.snapshot_bytes) || 0,
   };
