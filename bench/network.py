@@ -209,6 +209,9 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         log.take()
         page.goto(url + (BARE if bare else LESSON), wait_until="commit")
         ready = _ready_ms(page, bare)
+        timeline = {} if bare else page.evaluate("window.tinyllm.python.timeline")
+        start = None if bare else ("cold" if not timeline.get("snapshot") else
+                                   "snapshot, compact" if timeline.get("compact") else "snapshot")
         origin = page.evaluate("performance.timeOrigin") / 1000
         ready_at = origin + ready / 1000
         deadline = ready_at + after_s
@@ -230,7 +233,7 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         repeat = _ready_ms(page, bare)
         time.sleep(2.0)
         again = log.take()
-        return {"ready": ready, "bytes_before_ready": _sum(before), "files_before_ready": len(before),
+        return {"ready": ready, "start": start, "bytes_before_ready": _sum(before), "files_before_ready": len(before),
                 "bytes_after_ready": _sum(first) - _sum(before), "watched_s": round(time.time() - ready_at, 1),
                 "sent_twice": twice, "offline": offline and {k: offline.get(k) for k in ("cached", "total")},
                 "repeat_ready": repeat, "repeat_bytes": _sum(again)}
@@ -279,7 +282,8 @@ def measure(site: Path, servers: list[str], profiles: list[str], runs: int, afte
                                "check_straight_away": check_straight_away(play, url, conditions)}
                         log(f"{kind} {name} run {i + 1}: bare ready {row['bare']['ready']:.0f} ms "
                             f"{row['bare']['bytes_before_ready'] / 1e6:.1f} MB; site ready {row['site']['ready']:.0f} ms "
-                            f"{row['site']['bytes_before_ready'] / 1e6:.1f} MB, +{row['site']['bytes_after_ready'] / 1e6:.1f}"
+                            f"{row['site']['bytes_before_ready'] / 1e6:.1f} MB ({row['site']['start']}), "
+                            f"+{row['site']['bytes_after_ready'] / 1e6:.1f}"
                             f" MB after, twice: {row['site']['sent_twice']}; check straight away "
                             f"{row['check_straight_away']:.0f} ms")
                         rows.append(row)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 WHEELS_LIST = "wheels.json"          # in assets/pyodide/
 PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied from node_modules (names numpy's wheel)
+COMPACT_SUFFIX = ".zst"              # the compact copy of a snapshot part or a pack: its name plus this (tools/pack.py)
 SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, downloaded side by side
 WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py JUDGE_FILES)
@@ -80,6 +81,8 @@ class WheelsList:
     snapshot_bytes: their total size, which the worker weighs against the line's speed (start cold on a slow line)
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
+    compact:     whether every snapshot part and pack has a compact copy beside it (its name + COMPACT_SUFFIX)
+    snapshot_compact_bytes: the total size of the snapshot parts' compact copies
     optional:    packages loaded only when learner code imports them (OptionalPackage)
     """
 
@@ -90,6 +93,15 @@ class WheelsList:
     wheels_pack: str = ""
     optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
     snapshot_bytes: int = 0
+    compact: bool = False
+    snapshot_compact_bytes: int = 0
+
+    def compact_files(self) -> set[str]:
+        """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
+        LZ4 files, quicker to start from)."""
+        if not self.compact:
+            return set()
+        return {name + COMPACT_SUFFIX for name in (*self.snapshot, self.numpy, self.wheels_pack) if name}
 
     def optional_files(self) -> set[str]:
         """Every file of the optional packages (in assets/pyodide/): fetched only when code imports them, so the
@@ -97,10 +109,10 @@ class WheelsList:
         return {name for package in self.optional for name in package.files}
 
     def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
-               snapshot_bytes: int = 0) -> WheelsList:
+               snapshot_bytes: int = 0, compact: bool = False, snapshot_compact_bytes: int = 0) -> WheelsList:
         """This list with the snapshot's parts and the packs named."""
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
-                       snapshot_bytes=snapshot_bytes)
+                       snapshot_bytes=snapshot_bytes, compact=compact, snapshot_compact_bytes=snapshot_compact_bytes)
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -114,7 +126,9 @@ def read_wheels_list(assets: Path) -> WheelsList:
         raise ValueError(f"{assets / WHEELS_LIST}: snapshot is not a list of file names")
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
-                      optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0))
+                      optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
+                      compact=data.get("compact") is True,
+                      snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0))
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:

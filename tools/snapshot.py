@@ -46,7 +46,9 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     for path in inputs:
         h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     key = cache / h.hexdigest()[:24]
-    outputs = {name: key / name for name in (*parts, archive_name, wheels_name)}
+    packed = (*parts, archive_name, wheels_name)
+    names = (*packed, *(name + build_outputs.COMPACT_SUFFIX for name in packed))
+    outputs = {name: key / name for name in names}
     if not all(p.is_file() for p in outputs.values()):
         tmp = key.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
@@ -59,6 +61,8 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         (tmp / archive_name).write_bytes(pack.from_zips([tmp / "numpy.zip"]))
         (tmp / "numpy.zip").unlink()
         (tmp / wheels_name).write_bytes(pack.from_zips(assets / w for w in info.wheels))
+        for name in packed:
+            (tmp / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(pack.compact((tmp / name).read_bytes()))
         for old in cache.iterdir():  # keep the cache from growing without bound
             if old != tmp:
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
@@ -67,5 +71,6 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         shutil.copyfile(path, assets / name)
     build_outputs.write_wheels_list(assets, info.packed(
         snapshot=parts, numpy=archive_name, wheels_pack=wheels_name,
-        snapshot_bytes=sum((assets / name).stat().st_size for name in parts)))
+        snapshot_bytes=sum((assets / name).stat().st_size for name in parts), compact=True,
+        snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts)))
     return parts

@@ -113,14 +113,16 @@ def test_reference_passes_every_hidden_test_with_ctrl_enter(page, fixture_url):
 import pytest  # noqa: E402
 
 
-@pytest.mark.parametrize("start", ["cold", "snapshot"])
+@pytest.mark.parametrize("start", ["cold", "snapshot", "compact"])
 def test_either_start_grades_the_same(page, fixture_url, start):
-    """A slow line's first visit starts Python without the memory snapshot (worker.js snapshotWorthIt); forced here
-    both ways, the page is ready and grades the reference with every test passing."""
+    """A slow line's first visit starts Python without the memory snapshot (worker.js snapshotWorthIt), and a
+    slower line than localhost fetches the compact copies of the snapshot and the packs (COMPACT_BELOW); forced
+    here each way, the page is ready and grades the reference with every test passing."""
     page.context.add_init_script(f"localStorage.setItem('tl-start', '{start}')")
     page.goto(fixture_url + LESSON)
     wait_python(page, SLUG)
-    assert page.evaluate("window.tinyllm.python.timeline.snapshot") is (start == "snapshot")
+    assert page.evaluate("window.tinyllm.python.timeline.snapshot") is (start != "cold")
+    assert page.evaluate("window.tinyllm.python.timeline.compact") is (start == "compact")
     set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)

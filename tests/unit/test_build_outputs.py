@@ -34,7 +34,7 @@ def test_both_sides_name_the_same_files():
     assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
                      "wheelsPack": build_outputs.WHEELS_PACK,
                      "judgeZip": build_outputs.JUDGE_ZIP, "coreGz": build_outputs.CORE_GZ,
-                     "loaderGz": build_outputs.LOADER_GZ}
+                     "loaderGz": build_outputs.LOADER_GZ, "compactSuffix": build_outputs.COMPACT_SUFFIX}
 
 
 @needs_node
@@ -42,7 +42,7 @@ def test_both_sides_name_the_same_files():
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
         snapshot=build_outputs.snapshot_parts(), numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
-        snapshot_bytes=8_307_577),
+        snapshot_bytes=8_307_577, compact=True, snapshot_compact_bytes=5_482_775),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -56,7 +56,8 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
     assert read == {"pyodide": written.pyodide, "wheels": list(written.wheels), "snapshot": list(written.snapshot),
                     "numpyPack": written.numpy, "wheelsPack": written.wheels_pack,
                     "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
-                                 for o in written.optional], "snapshotBytes": written.snapshot_bytes}
+                                 for o in written.optional], "snapshotBytes": written.snapshot_bytes,
+                    "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes}
 
 
 @needs_node

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,13 @@ def test_the_browsers_reader_reads_what_python_writes(tmp_path):
     """
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [[p, len(d), sum(d)] for p, d in files]
+    # The compact copy (zstd) holds the same bytes, in fewer of them, and the same reader takes it.
+    compact = pack.compact((tmp_path / "p.pack").read_bytes())
+    assert compact.startswith(pack.ZSTD_MAGIC) and len(compact) < (tmp_path / "p.pack").stat().st_size
+    assert pack.decompress(compact) == pack.decompress((tmp_path / "p.pack").read_bytes())
+    (tmp_path / "p.pack").write_bytes(compact)
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [[p, len(d), sum(d)] for p, d in files]
 
 
 def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
@@ -112,6 +120,26 @@ def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
     assert {"assets/pyodide/numpy-2.0.2-tl.pack", "assets/pyodide/judge-wheels.pack"} <= set(urls)
 
 
+def test_the_offline_copy_keeps_the_lz4_files_not_their_compact_copies(tmp_path):
+    assets = tmp_path / "assets" / "pyodide"
+    assets.mkdir(parents=True)
+    lock = {"packages": {"numpy": {"file_name": "numpy-2.0.2-x.whl", "version": "2.0.2"}}}
+    (assets / "pyodide-lock.json").write_text(json.dumps(lock))
+    packed = ("snapshot-1-of-2.lz4", "snapshot-2-of-2.lz4", "numpy-2.0.2-tl.pack", "judge-wheels.pack")
+    for name in packed:
+        (assets / name).write_bytes(b"lz4")
+        (assets / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(b"zstd")
+    info = build_outputs.WheelsList("0.27.7", ("pytest-8.whl",)).packed(
+        snapshot=packed[:2], numpy=packed[2], wheels_pack=packed[3], compact=True)
+    build_outputs.write_wheels_list(assets, info)
+    urls = set(urls_of(tmp_path))
+    assert {f"assets/pyodide/{name}" for name in packed} <= urls
+    assert not any(url.endswith(build_outputs.COMPACT_SUFFIX) for url in urls)
+    build_outputs.write_wheels_list(assets, replace(info, compact=False))
+    assert {f"assets/pyodide/{name}{build_outputs.COMPACT_SUFFIX}" for name in packed} <= set(urls_of(tmp_path)), \
+        "without the flag they are files like any other"
+
+
 def urls_of(site):
     return [url for url, _hash in offline.precache_list(site)[0]]
 
@@ -120,8 +148,8 @@ def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
     """web/src/worker.js requests the snapshot under the name the wheels list gives, once it has weighed its size
     against the line's speed, and names no build output itself."""
     worker = (REPO / "web" / "src" / "worker.js").read_text()
-    assert "snapshotWorthIt(list.snapshotBytes)" in worker
-    assert "fetchSnapshot(list.snapshot.map((name) => INDEX + name))" in worker
+    assert "snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
+    assert "fetchSnapshot(await Promise.all(list.snapshot.map(named)))" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 
 

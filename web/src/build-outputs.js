@@ -18,6 +18,7 @@ export const OUTPUTS = Object.freeze({
   judgeZip: "checker.zip",
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
   loaderGz: "pyodide.asm.js.gz",
+  compactSuffix: ".zst", // a snapshot part's or a pack's compact copy (zstd, tools/pack.py compact): its name + this
 });
 
 /**
@@ -26,11 +27,12 @@ export const OUTPUTS = Object.freeze({
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
- *   optional: OptionalPackage[], snapshotBytes: number}} WheelsList
+ *   optional: OptionalPackage[], snapshotBytes: number, compact: boolean, snapshotCompactBytes: number}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size; `numpyPack` (numpy repacked with its bytecode, replacing its wheel)
  *   and `wheelsPack` (the judge's wheels as one pack, replacing `wheels`) are "" when the build made none;
- *   `snapshot` and `optional` are [] when it has none.
+ *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
+ *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`.
  */
 
 /**
@@ -50,7 +52,8 @@ export function readWheelsList(data) {
   return {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: [...(data.snapshot || [])], numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
-    snapshotBytes: Number(data.snapshot_bytes) || 0,
+    snapshotBytes: Number(data.snapshot_bytes) || 0, compact: data.compact === true,
+    snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0,
   };
 }
 

@@ -28,8 +28,10 @@
  * (interrupt or a fresh worker) when it runs out. No request carries a time limit.
  *
  * ## Worker → page
- * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, handedOff?: boolean}} StatusReply
+ * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean}}
+ *   StatusReply
  *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot;
+ *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker.js COMPACT_BELOW);
  *   `handedOff` (a second "judge" status, later): every file the worker downloaded is in the hand-off cache, so
  *   the offline copy can be completed without downloading them again (worker.js handingOff).
  * @typedef {{type: "started", id: number}} StartedReply
@@ -139,6 +141,7 @@ export function replyProblem(msg, requestType) {
       if (!STAGES.includes(msg.stage)) return `status names an unknown stage ${JSON.stringify(msg.stage)}`;
       if (typeof msg.ms !== "number") return "status needs ms";
       if (msg.snapshot !== undefined && typeof msg.snapshot !== "boolean") return "status's snapshot must be true or false";
+      if (msg.compact !== undefined && typeof msg.compact !== "boolean") return "status's compact must be true or false";
       if (msg.handedOff !== undefined && typeof msg.handedOff !== "boolean") return "status's handedOff must be true or false";
       return "";
     case "fatal":

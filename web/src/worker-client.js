@@ -17,8 +17,8 @@ const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is rea
 let nextId = 1;
 
 /**
- * The worker's name: `start=cold|snapshot` when localStorage's "tl-start" forces how Python starts
- * (worker.js COLD_START_MS; for tests and the benchmark), else "". A name, not a query, so the worker's address
+ * The worker's name: `start=cold|snapshot|compact` when localStorage's "tl-start" forces how Python starts
+ * (worker.js COLD_START_MS and COMPACT_BELOW; for tests and the benchmark), else "". A name, not a query, so the worker's address
  * stays the one the offline copy holds.
  */
 export function workerName(storage) {
@@ -26,7 +26,7 @@ export function workerName(storage) {
   try {
     start = storage ? storage.getItem("tl-start") : null;
   } catch { /* no storage */ }
-  return start === "cold" || start === "snapshot" ? `start=${start}` : "";
+  return ["cold", "snapshot", "compact"].includes(start) ? `start=${start}` : "";
 }
 
 const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName(globalThis.localStorage) });
@@ -122,6 +122,7 @@ export class PythonWorker {
       // ms since navigation, for the benchmark (bench/run.py) and for curious learners
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
       if (slot === this.live && msg.snapshot !== undefined) this.timeline.snapshot = msg.snapshot;
+      if (slot === this.live && msg.compact !== undefined) this.timeline.compact = msg.compact;
       if (msg.handedOff) slot.handedOff = true;
       if (slot === this.live) this.#announce();
     } else if (msg.type === "fatal") {

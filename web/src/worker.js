@@ -126,16 +126,35 @@ const coreIn = new Promise((resolve) => { coreArrived = resolve; });
 /** Settles once the line's speed can be told (see COLD_START_MS). */
 let lineMeasured = Promise.resolve();
 
-/** `start=cold|snapshot` as this worker's name (worker-client.js workerName): the choice made, for tests and the
- * benchmark. */
-const CHOSEN_START = /^start=(cold|snapshot)$/.exec(self.name || "")?.[1];
+/** `start=cold|snapshot|compact` as this worker's name (worker-client.js workerName): the choice made, for tests
+ * and the benchmark (compact: the snapshot, from the compact copies). */
+const CHOSEN_START = /^start=(cold|snapshot|compact)$/.exec(self.name || "")?.[1];
+
+/** The line's speed in bytes per ms, as the meter has it once measured; Infinity when nothing was counted. */
+async function lineSpeed() {
+  await lineMeasured;
+  return meter.first ? meter.bytes / Math.max(1, performance.now() - meter.first) : Infinity;
+}
+
+/**
+ * The compact copies of the snapshot and the packs (zstd, tools/pack.py compact) are 5 MB smaller in all and
+ * decode ~0.35 s slower, so they are fetched on a line slower than 5 MB in 0.35 s, as the meter measures it; a
+ * faster line, and a repeat visit served from the offline copy (which keeps the LZ4 files), take the LZ4 files.
+ */
+const COMPACT_BELOW = 14_000; // bytes per ms: 14 MB/s
+
+/** Whether the compact copies are worth fetching on this line. */
+async function compactWorthIt(list) {
+  if (!list.compact) return false;
+  if (CHOSEN_START) return CHOSEN_START === "compact";
+  return (await lineSpeed()) < COMPACT_BELOW;
+}
 
 /** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
 async function snapshotWorthIt(bytes) {
-  if (CHOSEN_START) return CHOSEN_START === "snapshot";
-  await lineMeasured;
-  if (!bytes || !meter.first) return true;
-  const perMs = meter.bytes / Math.max(1, performance.now() - meter.first);
+  if (CHOSEN_START) return CHOSEN_START !== "cold";
+  const perMs = await lineSpeed();
+  if (!bytes || perMs === Infinity) return true;
   // The first downloads share the line with the page's own files and do not reach its full speed in their
   // first moments, so the measure runs low: at 100 Mbit/s it sent one first visit in two down the cold path
   // (bench/network.py). Starting cold is chosen only when the snapshot would take twice what it saves.
@@ -252,7 +271,7 @@ function startCoreEarly() {
 }
 
 /**
- * @typedef {{list: import("./build-outputs.js").WheelsList, restoring: Promise<boolean>,
+ * @typedef {{list: import("./build-outputs.js").WheelsList, compact: Promise<boolean>, restoring: Promise<boolean>,
  *   snapshot: Promise<Uint8Array|null>,
  *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
  *   Every download start-up needs, each a promise; a pack is null when the build made none.
@@ -268,16 +287,24 @@ async function requestFiles() {
   const response = await fetch(INDEX + OUTPUTS.wheelsList);
   if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
   const list = readWheelsList(await response.json());
-  const restoring = list.snapshot.length ? snapshotWorthIt(list.snapshotBytes) : Promise.resolve(false);
-  const snapshot = restoring.then((yes) => (yes ? fetchSnapshot(list.snapshot.map((name) => INDEX + name)) : null));
-  restoring.then(snapshotAsked, snapshotAsked); // after the callback above has sent the request
+  const compact = compactWorthIt(list);
+  const named = (name) => compact.then((yes) => INDEX + name + (yes ? OUTPUTS.compactSuffix : ""));
+  const restoring = list.snapshot.length
+    ? compact.then((yes) => snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes))
+    : Promise.resolve(false);
+  const snapshot = restoring.then(async (yes) => {
+    const bytes = yes ? fetchSnapshot(await Promise.all(list.snapshot.map(named))) : null;
+    snapshotAsked(); // fetchSnapshot has sent its requests
+    return bytes;
+  });
+  restoring.catch(snapshotAsked);
   // The packs are requested at once too: requested one after another, the downloads took longer in total
   // (bench/network.py, 20 Mbit/s: ready 1 s later). They are decoded after the snapshot.
   const after = snapshot.catch(() => null);
-  const unpacked = (name) => (name ? quietly(Promise.all([fetchBytes(INDEX + name), after]).then(([b]) => unwrap(b)))
-    : null);
+  const unpacked = (name) => (name
+    ? quietly(Promise.all([named(name).then(fetchBytes), after]).then(([b]) => unwrap(b))) : null);
   return {
-    list, restoring, snapshot, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
+    list, compact, restoring, snapshot, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(new URL(`tl/${OUTPUTS.judgeZip}`, ASSETS).href),
   };
 }
@@ -387,7 +414,7 @@ function boot() {
   files.catch(snapshotAsked);
   stages[STAGE.python] = files.then(async (f) => {
     const session = await installJudge(await startPython(f), f);
-    ready(STAGE.python, { snapshot: session.restored });
+    ready(STAGE.python, { snapshot: session.restored, compact: await f.compact });
     return session;
   });
   stages[STAGE.numpy] = stages[STAGE.python].then(async (session) => {
