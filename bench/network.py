@@ -300,6 +300,8 @@ def summary(rows: list[dict]) -> dict:
                                              "repeat_bytes")} for side in ("bare", "site")}
     out["check_straight_away"] = median([r["check_straight_away"] for r in rows])
     out["sent_twice"] = sorted({p for r in rows for p in r["site"]["sent_twice"]})
+    starts = [r["site"].get("start") or "not recorded" for r in rows]
+    out["starts"] = ", ".join(f"{s} ×{starts.count(s)}" for s in sorted(set(starts)))
     return out
 
 
@@ -313,8 +315,8 @@ def report(results: dict, meta: dict) -> str:
              "(page, workers and service worker together). Ratios are site ÷ bare page of the same run set.", "",
              "| server / profile | bare ready | site ready | ratio | bytes before ready: bare / site (ratio) | "
              "site bytes in the minute after | files sent twice | repeat: ready (bare / site), site bytes | "
-             "Check straight away (÷ bare ready) | target |",
-             "|---|---:|---:|---:|---|---:|---|---|---:|---|"]
+             "Check straight away (÷ bare ready) | site's start | target |",
+             "|---|---:|---:|---:|---|---:|---|---|---:|---|---|"]
     for key, rows in results.items():
         s = summary(rows)
         b, t = s["bare"], s["site"]
@@ -325,9 +327,12 @@ def report(results: dict, meta: dict) -> str:
             f"({_ratio(t['bytes_before_ready'], b['bytes_before_ready'])}) | {t['bytes_after_ready'] / 1e6:.1f} MB | "
             f"{', '.join(s['sent_twice']) or 'none'} | {b['repeat_ready'] / 1000:.2f} / {t['repeat_ready'] / 1000:.2f} s, "
             f"{t['repeat_bytes']} B | {s['check_straight_away'] / 1000:.2f} s "
-            f"({_ratio(s['check_straight_away'], b['ready'])}) | {TARGETS[profile]} |")
+            f"({_ratio(s['check_straight_away'], b['ready'])}) | {s['starts']} | {TARGETS[profile]} |")
     lines += ["", "The bare page has no service worker: its repeat visit is served by the HTTP cache (revalidated, "
-              "so its bytes are 304 replies), and it has no offline copy to fill in the minute after.", ""]
+              "so its bytes are 304 replies), and it has no offline copy to fill in the minute after. The site's "
+              "start says how Python started on each first visit (worker.js): restored from the snapshot or cold, "
+              "and whether the compact copies came (then the offline copy fetches the LZ4 files in the minute "
+              "after, which is most of what it sends then).", ""]
     return "\n".join(lines)
 
 

@@ -24,3 +24,21 @@ def test_ratio_is_of_medians_and_spread_is_of_single_runs(tmp_path, capsys):
     stop = next(line for line in (tmp_path / "latest.md").read_text().splitlines() if "not isolated" in line)
     assert "13.0 ms" in stop and stop.rstrip().endswith("| — |")
     assert "ready to grade" in capsys.readouterr().out
+
+
+def a_visit(ready: float, start: str | None, before: int) -> dict:
+    return {"ready": ready, "start": start, "bytes_before_ready": before, "bytes_after_ready": 0, "repeat_ready": 1.0,
+            "repeat_bytes": 0, "sent_twice": []}
+
+
+def test_the_network_report_says_how_the_site_started_and_compares_medians():
+    from bench import network
+    rows = [{"bare": a_visit(10_000, None, 17_000_000), "site": a_visit(ready, start, 15_000_000),
+             "check_straight_away": 7_000} for ready, start in
+            ((5_000, "snapshot, compact"), (6_000, "cold"), (5_500, "snapshot, compact"))]
+    text = network.report({"plain/20mbit": rows}, {"commit": "abc", "date": "today", "runs": 3})
+    row = next(line for line in text.splitlines() if line.startswith("| plain/20mbit"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:4] == ["10.00 s", "5.50 s", "0.55×"]
+    assert cells[4] == "17.0 / 15.0 MB (0.88×)"
+    assert cells[9] == "cold ×1, snapshot, compact ×2"
