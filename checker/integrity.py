@@ -64,22 +64,37 @@ def armed() -> bool:
     return bool(_baseline)
 
 
-def _current(mod, module_name: str, key: str) -> object:
-    """The object a snapshot key names in `mod` now: an attribute, or "Class.attr", a member of a class the
-    module defines. KeyError when it is gone."""
-    name, _, member = key.partition(".")
-    value = vars(mod)[name]
-    if not member:
-        return value
-    if not isinstance(value, type) or getattr(value, "__module__", None) != module_name:
-        raise KeyError(key)
-    return vars(value)[member]
+_MISSING = object()  # what a lookup finds where the baseline's object is gone; never in any baseline
+_plans: dict[int, tuple[dict, list, list]] = {}
+
+
+def _plan(entries: dict[str, int]) -> tuple[list, list]:
+    """A module's baseline entries grouped for `changes`: (attr, id) pairs, then (class, [(member, id, key)]).
+
+    Built once per baseline dict (the dict is kept with it, so its id stays its own): `changes` then looks each
+    module and class namespace up once instead of once per entry."""
+    held = _plans.get(id(entries))
+    if held is not None and held[0] is entries:
+        return held[1], held[2]
+    tops: list[tuple[str, int]] = []
+    members: dict[str, list[tuple[str, int, str]]] = {}
+    for key, ident in entries.items():
+        name, dot, member = key.partition(".")
+        if dot:
+            members.setdefault(name, []).append((member, ident, key))
+        else:
+            tops.append((key, ident))
+    classes = list(members.items())
+    _plans[id(entries)] = (entries, tops, classes)
+    return tops, classes
 
 
 def changes(baseline: dict[str, dict[str, int]] | None = None) -> list[str]:
     """Names of watched attributes replaced or removed since the baseline (new attributes are fine).
 
     Looks up only what the baseline holds rather than taking a new snapshot: this runs three times per check.
+    A "Class.attr" entry counts as changed when the class is gone, replaced by anything that is not a class the
+    module defines, or lost the member.
     """
     base = baseline if baseline is not None else _baseline
     modules = sys.modules
@@ -92,11 +107,20 @@ def changes(baseline: dict[str, dict[str, int]] | None = None) -> list[str]:
         mod = modules.get(name)
         if name == "sys.modules" or mod is None:
             continue
-        for key, ident in entries.items():
-            try:
-                same = id(_current(mod, name, key)) == ident
-            except (KeyError, TypeError):  # gone, or the module replaced by something without a __dict__
-                same = False
-            if not same and f"{name}.{key}" not in MUTABLE:
-                found.append(f"{name}.{key}")
+        tops, classes = _plan(entries)
+        try:
+            space = vars(mod)
+        except TypeError:  # the module replaced by something without a __dict__
+            found.extend(f"{name}.{key}" for key in entries if f"{name}.{key}" not in MUTABLE)
+            continue
+        get = space.get
+        for attr, ident in tops:
+            if id(get(attr, _MISSING)) != ident and f"{name}.{attr}" not in MUTABLE:
+                found.append(f"{name}.{attr}")
+        for cls_name, wanted in classes:
+            cls = get(cls_name, _MISSING)
+            inside = vars(cls) if isinstance(cls, type) and getattr(cls, "__module__", None) == name else {}
+            for member, ident, key in wanted:
+                if id(inside.get(member, _MISSING)) != ident and f"{name}.{key}" not in MUTABLE:
+                    found.append(f"{name}.{key}")
     return sorted(found)

@@ -355,6 +355,38 @@ def test_machinery_changed_by_the_learners_code_is_refused(tmp_path, monkeypatch
     assert result["traceback"].startswith("Your code replaced parts of the checking machinery (math.floor)")
 
 
+def test_every_kind_of_change_to_a_watched_module_is_named(monkeypatch):
+    import types
+    fake = types.ModuleType("checker.tl_fake")
+    exec("class Judge:\n    def verdict(self):\n        return 1\n    level = 2\n\ndef helper():\n    return 3\n"
+         "NOTHING = None\n", vars(fake))
+    fake.Judge.__module__ = "checker.tl_fake"
+    monkeypatch.setitem(sys.modules, "checker.tl_fake", fake)
+    base = {"checker.tl_fake": integrity.snapshot()["checker.tl_fake"]}
+    assert integrity.changes(base) == [] and integrity.changes(base) == [], "a second look uses the same plan"
+    cases = {
+        "a method replaced": (lambda: setattr(fake.Judge, "verdict", lambda self: 0), ["checker.tl_fake.Judge.verdict"]),
+        "a member deleted": (lambda: delattr(fake.Judge, "level"), ["checker.tl_fake.Judge.level"]),
+        "a function replaced": (lambda: setattr(fake, "helper", len), ["checker.tl_fake.helper"]),
+        "an attribute deleted": (lambda: delattr(fake, "NOTHING"), ["checker.tl_fake.NOTHING"]),
+        "the class replaced by a number": (lambda: setattr(fake, "Judge", 3), [
+            "checker.tl_fake.Judge", "checker.tl_fake.Judge.level", "checker.tl_fake.Judge.verdict"]),
+    }
+    for what, (change, named) in cases.items():
+        saved = dict(vars(fake)), dict(vars(fake.Judge))
+        change()
+        assert integrity.changes(base) == named, what
+        vars(fake).clear()
+        vars(fake).update(saved[0])
+        for key in ("verdict", "level"):
+            setattr(fake.Judge, key, saved[1][key])
+        assert integrity.changes(base) == [], f"{what}: undone"
+    monkeypatch.setitem(sys.modules, "checker.tl_fake", object())
+    assert integrity.changes(base) == [  # a module without a namespace: everything it held is gone
+        "checker.tl_fake.Judge", "checker.tl_fake.Judge.level", "checker.tl_fake.Judge.verdict",
+        "checker.tl_fake.NOTHING", "checker.tl_fake.helper"]
+
+
 def test_a_failure_of_the_judges_own_steps_is_a_result(tmp_path, monkeypatch):
     def full_disk(root, files):
         raise OSError(28, "No space left on device")
