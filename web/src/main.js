@@ -136,10 +136,11 @@ function start() {
   if (python) {
     window.tinyllm = { python, store };
     mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
-    // The offline copy takes what this page fetched and downloads the rest: start it only when Python is
-    // ready, so it never competes with the learner's first run for the network or the CPU.
-    // The rest of the copy is asked for once the worker has handed off what it downloaded (or 15 s after
-    // Python is ready, should it never say so).
+    // The offline copy takes what this page fetched and downloads the rest: start it only once Python is
+    // ready and has been idle for a moment (the warm-up check, or a Check pressed as the page opened, is over),
+    // so it never competes with the learner's first run for the network or the CPU. The rest of the copy is
+    // asked for once the worker has handed off what it downloaded (or 15 s after Python is ready, should it
+    // never say so).
     let handedOff;
     const handed = new Promise((resolve) => { handedOff = resolve; });
     let registered = false;
@@ -147,7 +148,7 @@ function start() {
       if ((stage === STAGE.judge || failed) && !registered) {
         registered = true;
         setTimeout(handedOff, 15_000);
-        registerServiceWorker(handed, control.failed);
+        python.settled().then(() => registerServiceWorker(handed, control.failed));
       }
       if (done || failed) {
         handedOff();

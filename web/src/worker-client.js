@@ -268,6 +268,30 @@ export class PythonWorker {
     for (const req of [...this.pending.values()]) if (!req.background) this.#halt(req, "stopped");
   }
 
+  /**
+   * Resolves once Python can judge and nothing has been pending for `quietMs` (the warm-up check, or the
+   * learner's first Check, is over), once it has failed to start, or after `capMs` at most. main.js starts the
+   * offline copy then: installing it and downloading the rest would otherwise share the CPU with a first Check.
+   * @param {{quietMs?: number, capMs?: number, everyMs?: number}} options
+   */
+  settled({ quietMs = 1000, capMs = 30_000, everyMs = 200 } = {}) {
+    return new Promise((resolve) => {
+      const since = performance.now();
+      let quietFrom = null;
+      const look = () => {
+        const now = performance.now();
+        const idle = this.stage === STAGE.judge && this.pending.size === 0;
+        quietFrom = idle ? (quietFrom ?? now) : null;
+        if (this.disposed || this.status.failed || now - since >= capMs || (idle && now - quietFrom >= quietMs)) {
+          clearInterval(timer);
+          resolve();
+        }
+      };
+      const timer = setInterval(look, everyMs);
+      look();
+    });
+  }
+
   /** End everything: pending requests resolve as "stopped" and the workers are terminated (tests, teardown). */
   dispose() {
     this.disposed = true;

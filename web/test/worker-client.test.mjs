@@ -275,3 +275,30 @@ test("localStorage's tl-start names the worker start=cold or start=snapshot, any
   assert.equal(workerName(null), "");
   assert.equal(workerName({ getItem() { throw new Error("denied"); } }), "");
 });
+
+test("settled waits for Python to be ready and for a quiet moment after the last request", async (t) => {
+  const { python, workers } = fakePython({ fake: { autoBoot: false }, spare: false });
+  t.after(() => python.dispose());
+  let settled = false;
+  python.settled({ quietMs: 60, everyMs: 5 }).then(() => { settled = true; });
+  const done = python.request("run", { code: "print:1", filename: "a.py" });
+  await until(() => workers[0].log.length === 1, 1000, "the request to reach the worker");
+  await tick(120);
+  assert.equal(settled, false, "not before Python is ready, nor while a request is pending");
+  workers[0].boot();
+  assert.equal((await done).status, "ok");
+  const over = performance.now();
+  await until(() => settled, 1000, "settled once the run is over and the worker has been quiet");
+  assert.ok(performance.now() - over >= 50, "only after the quiet moment");
+});
+
+test("settled gives up waiting after capMs, and settles at once for a worker that failed", async (t) => {
+  const { python } = fakePython({ fake: { autoBoot: false }, spare: false });
+  t.after(() => python.dispose());
+  python.start();
+  const since = performance.now();
+  await python.settled({ quietMs: 10, capMs: 50, everyMs: 5 });
+  assert.ok(performance.now() - since >= 45, "it waited for the cap: Python never became ready");
+  python.live.failed = "the worker failed";
+  await python.settled({ quietMs: 10_000, capMs: 60_000, everyMs: 5 });
+});
