@@ -35,12 +35,13 @@ def run(code: str, filename: str, files_json: str, write, _run=judge.run, _dumps
 
 def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
           _close=figures.close_all) -> str:
-    """The Check button: `judge.check` on a check request's tests, files, learner and names; a CheckResult.
+    """The Check button: `judge.check` on a check request's tests, files, learner and names (and the build's
+    assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult.
     Nothing is drawn (checker/figures.py); figures the learner's module opened are closed after."""
     p = _loads(payload_json)
     try:
         return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
-                             workdir=WORKDIR))
+                             workdir=WORKDIR, rewritten=p.get("rewritten")))
     finally:
         _close()
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from checker import manifest, validate
-from tools import bundle, offline, ol_wheel, precompress, pyodide_assets, snapshot
+from tools import bundle, offline, ol_wheel, precompress, pyodide_assets, rewriting, snapshot
 from tools.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,7 +54,8 @@ def post_build(site: Path, course: Course) -> None:
         pyodide_assets.gather(site / "assets" / "pyodide")
         precompress.write(site / "assets" / "pyodide")
         snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
-    except (pyodide_assets.AssetError, snapshot.SnapshotError) as exc:
+        rewriting.build(site / "assets" / "pyodide", target / "exercises", target / "checker.zip")
+    except (pyodide_assets.AssetError, snapshot.SnapshotError, rewriting.RewritingError) as exc:
         raise StepError(str(exc)) from None
     wheel = ol_wheel.write_index(site, course.exercises)  # `pip install --extra-index-url <site>/simple/ tinyllm-ol`
     # The build's version, which the progress page writes into its exports (`ol` reads it back).

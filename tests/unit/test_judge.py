@@ -80,6 +80,51 @@ def test_suite_rewriting_is_reused_per_suite(tmp_path, monkeypatch):
     assert rewrite._rewrite_test is original
 
 
+def _rewritten_as(tmp_path, source: str, tag: str | None = None, path: Path | None = None) -> dict:
+    """A bundle's `rewritten` for TESTS whose code is pytest's rewriting of `source` (written where the judge
+    puts test_tiny.py, unless `path` says elsewhere): adopting it makes the check run `source` instead."""
+    import ast
+    import base64
+    import marshal
+    import zlib
+
+    from _pytest.assertion import rewrite
+
+    # What pytest's _rewrite_test does (the judge has replaced that function with its memo by now).
+    fn = str(path or judge.suite_root(tmp_path, TESTS) / "tests" / "test_tiny.py")
+    tree = ast.parse(source.encode(), filename=fn)
+    rewrite.rewrite_asserts(tree, source.encode(), fn, None)
+    code = compile(tree, fn, "exec", dont_inherit=True)
+    encoded = base64.b64encode(zlib.compress(marshal.dumps(code))).decode()
+    return {"tag": tag or judge.rewriting_tag(), "tests": {"test_tiny.py": encoded}}
+
+
+def test_the_builds_rewriting_is_adopted_only_when_it_fits(tmp_path, monkeypatch):
+    monkeypatch.setattr(judge, "_rewritten", {})
+    lenient = "import tinyllm.x as sol\n\ndef test_double():\n    assert True\n\ndef test_negative():\n    assert True\n"
+    wrong = "def double(x):\n    return 3 * x\n"
+    unfit = {
+        "another interpreter": _rewritten_as(tmp_path, lenient, tag="0000-pytest-0"),
+        "another path": _rewritten_as(tmp_path, lenient, path=tmp_path / "elsewhere" / "test_tiny.py"),
+        "bytes that do not load": {"tag": judge.rewriting_tag(), "tests": {"test_tiny.py": "bm90IGNvZGU="}},
+        "not base64": {"tag": judge.rewriting_tag(), "tests": {"test_tiny.py": "%%%"}},
+        "a file the suite does not have": {"tag": judge.rewriting_tag(),
+                                           "tests": {"test_other.py": _rewritten_as(tmp_path, lenient)["tests"]["test_tiny.py"]}},
+    }
+    for what, rewritten in unfit.items():
+        assert judge.adopt_rewriting(tmp_path, TESTS, rewritten) == 0, what
+        assert check(tmp_path, wrong, rewritten=rewritten)["status"] == "failed", f"{what}: pytest rewrote the file"
+        judge._rewritten.clear()
+    # What fits is what runs: here a lenient stand-in, so that adopting it shows in the verdict.
+    fits = _rewritten_as(tmp_path, lenient)
+    assert check(tmp_path, wrong, rewritten=fits)["status"] == "passed"
+    assert judge.adopt_rewriting(tmp_path, TESTS, fits) == 0, "already in the memo: taken once"
+    judge._rewritten.clear()
+    assert judge.adopt_rewriting(tmp_path, TESTS, _rewritten_as(tmp_path, TESTS["test_tiny.py"])) == 1
+    assert check(tmp_path, wrong)["status"] == "failed"
+    assert check(tmp_path, GOOD)["status"] == "passed"
+
+
 def test_suite_edited_on_disk_is_written_afresh(tmp_path):
     """Code under test may overwrite the hidden test file or its bytecode; the next check must not trust them."""
     assert check(tmp_path, GOOD)["status"] == "passed"

@@ -14,7 +14,7 @@ import { STAGE } from "./protocol.js";
 import { actions, createModel, initialState } from "./cell/state.js";
 import { describeCell, migrateExample } from "./cell/identity.js";
 import { createAutosave, SAVE_DELAY_MS } from "./cell/autosave.js";
-import { loadBundle } from "./cell/bundles.js";
+import { loadBundle, rewriting } from "./cell/bundles.js";
 import { createStatusView, shownStage } from "./cell/status-view.js";
 import { createConflictView } from "./cell/conflict-view.js";
 import { createEditorView } from "./cell/editor-view.js";
@@ -213,7 +213,7 @@ function createCommands(cell, env, model, autosave, settings) {
     }
     const result = await python.request("check", {
       tests: bundle.tests, files: { ...gate.files, [bundle.importPath]: code }, learner: bundle.importPath,
-      names: bundle.names,
+      names: bundle.names, ...rewriting(bundle),
     }, { timeLimit: settings.timeLimit });
     const saved = { ...result, code, at: Date.now() };
     dispatch(actions.finished(saved, { timeLimit: settings.timeLimit }));
@@ -267,7 +267,7 @@ function warmUp(cell, env, model, settings) {
       if (!idle()) return;
       await python.request("check", {
         tests: bundle.tests, files: { ...files, [bundle.importPath]: bundle.reference },
-        learner: bundle.importPath, names: bundle.names,
+        learner: bundle.importPath, names: bundle.names, ...rewriting(bundle),
       }, { timeLimit: settings.timeLimit, background: true });
     } catch { /* only an optimisation */ }
   };

@@ -14,9 +14,15 @@
  *   init. `interrupt`: one byte, set to 2 (SIGINT) by Stop when the page is cross-origin isolated.
  * @typedef {{type: "run", id: number, code: string, filename: string, files?: Files}} RunRequest
  *   Run `code` as a script named `filename`; `files` (dependency sources) are importable meanwhile.
- * @typedef {{type: "check", id: number, tests: Files, files: Files, learner: string, names: string[]}} CheckRequest
+ * @typedef {{type: "check", id: number, tests: Files, files: Files, learner: string, names: string[],
+ *   rewritten?: Rewritten}} CheckRequest
  *   Run the hidden suite `tests` against `files`; `learner` is the key of `files` that holds the learner's own
- *   file; `names` the catalogue's test names in order (every one appears in the result).
+ *   file; `names` the catalogue's test names in order (every one appears in the result); `rewritten`: the
+ *   bundle's assertion rewriting of `tests`, made at build time (tools/rewriting.py), which spares the first
+ *   check of an exercise pytest's own rewriting.
+ * @typedef {{tag: string, tests: Record<string, string>}} Rewritten
+ *   checker/judge.py adopt_rewriting: the interpreter and pytest it was made for, and per test file the base64
+ *   of its zlib-compressed marshalled code object.
  * @typedef {{type: "cancel", id: number}} CancelRequest
  *   Withdraw a queued request that has not started; it gets no reply.
  * @typedef {{type: "ping", id: number}} PingRequest
@@ -124,6 +130,10 @@ export function requestProblem(msg) {
   if (msg.type === "check" && (!stringsOf(msg.files) || !stringsOf(msg.tests)
       || !msg.names.every((n) => typeof n === "string"))) {
     return "check's files and tests must map names to sources, and names must be strings";
+  }
+  if (msg.type === "check" && msg.rewritten !== undefined
+      && !(isMap(msg.rewritten) && typeof msg.rewritten.tag === "string" && stringsOf(msg.rewritten.tests))) {
+    return "check's rewritten needs a string tag and tests mapping names to strings";
   }
   return "";
 }

@@ -546,7 +546,7 @@ async function handle(msg) {
     result = invoke(() => bridge.run(msg.code, msg.filename, JSON.stringify(msg.files || {}), write));
   } else {
     result = invoke(() => bridge.check(JSON.stringify({
-      tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names,
+      tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names, rewritten: msg.rewritten,
     })));
   }
   if (result) post({ type: "result", id: msg.id, result });

@@ -43,6 +43,16 @@ test("run needs string code and filename", () => {
   }
 });
 
+test("a check may carry the build's rewriting of its tests: a string tag and tests mapping names to strings", () => {
+  const rewritten = { tag: "cb0d0d0a-pytest-8.3.5", tests: { "test_x.py": "eJwLSS0u" } };
+  assert.equal(requestProblem({ ...GOOD.check, rewritten }), "");
+  for (const broken of [null, "x", [], { tests: rewritten.tests }, { tag: 1, tests: rewritten.tests },
+    { tag: rewritten.tag }, { tag: rewritten.tag, tests: { "test_x.py": 3 } }]) {
+    assert.equal(requestProblem({ ...GOOD.check, rewritten: broken }),
+      "check's rewritten needs a string tag and tests mapping names to strings", JSON.stringify(broken));
+  }
+});
+
 test("check needs learner, files, tests and names", () => {
   for (const broken of [{ learner: undefined }, { learner: 3 }, { files: undefined }, { tests: "x" },
     { names: undefined }, { names: "test_a" }]) {

@@ -22,3 +22,11 @@ export function loadBundle(base, slug) {
   }
   return cache.get(key);
 }
+
+/**
+ * The check request's `rewritten` field for `bundle` (protocol.js CheckRequest), when the build rewrote its
+ * tests ahead (tools/rewriting.py): spread into the request, so a bundle without it sends nothing.
+ * @param {object} bundle
+ * @returns {{rewritten?: {tag: string, tests: Record<string, string>}}}
+ */
+export const rewriting = (bundle) => (bundle && bundle.rewritten ? { rewritten: bundle.rewritten } : {});

@@ -9,6 +9,7 @@ import { keys } from "../store.js";
 import { STAGE } from "../protocol.js";
 import { unverified } from "../exchange.js";
 import { actions } from "./state.js";
+import { rewriting } from "./bundles.js";
 
 const START_DELAY_MS = 900; // after the warm-up check (code-cell.js) has had its turn
 const RETRY_MS = 1500;
@@ -68,7 +69,7 @@ async function verifyOne(slug, cell, env) {
     }
     const result = await python.request("check", {
       tests: bundle.tests, files: { ...files, [bundle.importPath]: entry.code }, learner: bundle.importPath,
-      names: bundle.names,
+      names: bundle.names, ...rewriting(bundle),
     }, { timeLimit: cell.timeLimit, background: true });
     if (result.status !== "passed" && result.status !== "failed") return false; // stopped, timed out: try later
     const saved = { ...result, code: entry.code, at: Date.now(), checkedAfter: "ol" };
