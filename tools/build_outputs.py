@@ -83,6 +83,8 @@ class WheelsList:
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
     compact:     whether every snapshot part and pack has a compact copy beside it (its name + COMPACT_SUFFIX)
     snapshot_compact_bytes: the total size of the snapshot parts' compact copies
+    numpy_dynlibs: the extension modules numpy's first imports load, paths under site-packages, in the order
+                 they load (tools/numpy_archive.mjs); the worker loads them ahead of the import
     optional:    packages loaded only when learner code imports them (OptionalPackage)
     """
 
@@ -95,6 +97,7 @@ class WheelsList:
     snapshot_bytes: int = 0
     compact: bool = False
     snapshot_compact_bytes: int = 0
+    numpy_dynlibs: tuple[str, ...] = field(default_factory=tuple)
 
     def compact_files(self) -> set[str]:
         """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
@@ -109,10 +112,12 @@ class WheelsList:
         return {name for package in self.optional for name in package.files}
 
     def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
-               snapshot_bytes: int = 0, compact: bool = False, snapshot_compact_bytes: int = 0) -> WheelsList:
+               snapshot_bytes: int = 0, compact: bool = False, snapshot_compact_bytes: int = 0,
+               numpy_dynlibs: tuple[str, ...] = ()) -> WheelsList:
         """This list with the snapshot's parts and the packs named."""
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
-                       snapshot_bytes=snapshot_bytes, compact=compact, snapshot_compact_bytes=snapshot_compact_bytes)
+                       snapshot_bytes=snapshot_bytes, compact=compact, snapshot_compact_bytes=snapshot_compact_bytes,
+                       numpy_dynlibs=tuple(numpy_dynlibs))
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -124,11 +129,15 @@ def read_wheels_list(assets: Path) -> WheelsList:
     parts = data.get("snapshot") or []
     if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts)):
         raise ValueError(f"{assets / WHEELS_LIST}: snapshot is not a list of file names")
+    dynlibs = data.get("numpy_dynlibs") or []
+    if not (isinstance(dynlibs, list) and all(isinstance(p, str) for p in dynlibs)):
+        raise ValueError(f"{assets / WHEELS_LIST}: numpy_dynlibs is not a list of paths")
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
                       optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
                       compact=data.get("compact") is True,
-                      snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0))
+                      snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0),
+                      numpy_dynlibs=tuple(dynlibs))
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:

@@ -1,7 +1,10 @@
-// Repack numpy for the worker: its runtime files with bytecode compiled ahead, and the list of standard-library
-// modules `import numpy` pulls in (tools/snapshot.mjs imports those into the memory snapshot).
+// Repack numpy for the worker: its runtime files with bytecode compiled ahead, the list of standard-library
+// modules `import numpy` pulls in (tools/snapshot.mjs imports those into the memory snapshot), and the list of
+// extension modules those imports load, in the order they load (the worker loads them ahead, worker.js
+// preloadExtensions).
 //
 // usage: node tools/numpy_archive.mjs <site assets/pyodide dir> <output .zip> <output modules .json>
+//        <output extension modules .json>
 //
 // Why (issue 6; measured under Node with Pyodide 0.27.7): numpy's wheel ships sources only, so every page load
 // compiled ~170 modules (import numpy 590 ms -> 310 ms with the bytecode); loadPackage also compiles all 19
@@ -14,7 +17,7 @@ import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
 import { OUTPUTS, numpyWheel } from "../web/src/build-outputs.js";
 
-const [assets, output, modulesOut] = process.argv.slice(2);
+const [assets, output, modulesOut, dynlibsOut] = process.argv.slice(2);
 const wheel = numpyWheel(JSON.parse(readFileSync(`${assets}/${OUTPUTS.pyodideLock}`, "utf8")));
 const py = await loadPyodide({ env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.writeFile("/tmp/numpy.whl", readFileSync(`${assets}/${wheel}`));
@@ -39,6 +42,9 @@ def from_stdlib(name):
     return origin in ("built-in", "frozen") or (origin.startswith("/lib/python") and "site-packages" not in origin)
 
 stdlib = sorted(m for m in set(sys.modules) - before if from_stdlib(m))
+# sys.modules keeps the order of import: an extension module loads before any that could need it.
+dynlibs = [os.path.relpath(m.__file__, target) for name, m in sys.modules.items()
+           if name not in before and (getattr(m, "__file__", None) or "").endswith(".so")]
 
 # Stored, not compressed: tools/snapshot.py reads it straight back into an LZ4 pack.
 with zipfile.ZipFile("/tmp/numpy-tl.zip", "w", zipfile.ZIP_STORED) as out:
@@ -48,8 +54,10 @@ with zipfile.ZipFile("/tmp/numpy-tl.zip", "w", zipfile.ZIP_STORED) as out:
             for f in sorted(files):
                 path = os.path.join(root, f)
                 out.write(path, os.path.relpath(path, target))
-json.dumps(stdlib)
+json.dumps({"stdlib": stdlib, "dynlibs": dynlibs})
 `);
+const { stdlib, dynlibs } = JSON.parse(modules);
 writeFileSync(output, py.FS.readFile("/tmp/numpy-tl.zip"));
-writeFileSync(modulesOut, modules);
-console.log(JSON.stringify({ wheel, modules: JSON.parse(modules).length }));
+writeFileSync(modulesOut, JSON.stringify(stdlib));
+writeFileSync(dynlibsOut, JSON.stringify(dynlibs));
+console.log(JSON.stringify({ wheel, modules: stdlib.length, dynlibs: dynlibs.length }));

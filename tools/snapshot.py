@@ -8,6 +8,7 @@ are cached under .cache/snapshot/ by a hash of exactly those; a build that chang
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,6 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 NUMPY_SCRIPT = Path(__file__).with_name("numpy_archive.mjs")
 OUTPUTS_JS = REPO / "web" / "src" / "build-outputs.js"  # the Node scripts read the wheels list through it
+DYNLIBS = "numpy-dynlibs.json"  # numpy_archive.mjs: the extension modules numpy's first imports load, in order
 
 
 class SnapshotError(RuntimeError):
@@ -49,11 +51,11 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     packed = (*parts, archive_name, wheels_name)
     names = (*packed, *(name + build_outputs.COMPACT_SUFFIX for name in packed))
     outputs = {name: key / name for name in names}
-    if not all(p.is_file() for p in outputs.values()):
+    if not all(p.is_file() for p in [*outputs.values(), key / DYNLIBS]):
         tmp = key.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        _node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json")
+        _node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json", tmp / DYNLIBS)
         _node(SCRIPT, assets, checker_zip, tmp / "numpy-stdlib.json", tmp / "snapshot.bin")
         for name, data in zip(parts, pack.split((tmp / "snapshot.bin").read_bytes(), len(parts)), strict=True):
             (tmp / name).write_bytes(data)
@@ -72,5 +74,6 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     build_outputs.write_wheels_list(assets, info.packed(
         snapshot=parts, numpy=archive_name, wheels_pack=wheels_name,
         snapshot_bytes=sum((assets / name).stat().st_size for name in parts), compact=True,
-        snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts)))
+        snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
+        numpy_dynlibs=tuple(json.loads((key / DYNLIBS).read_text(encoding="utf-8")))))
     return parts

@@ -42,7 +42,9 @@ def test_both_sides_name_the_same_files():
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
         snapshot=build_outputs.snapshot_parts(), numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
-        snapshot_bytes=8_307_577, compact=True, snapshot_compact_bytes=5_482_775),
+        snapshot_bytes=8_307_577, compact=True, snapshot_compact_bytes=5_482_775,
+        numpy_dynlibs=("numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so",
+                       "numpy/random/mtrand.cpython-312-wasm32-emscripten.so")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -57,7 +59,8 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "numpyPack": written.numpy, "wheelsPack": written.wheels_pack,
                     "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
                                  for o in written.optional], "snapshotBytes": written.snapshot_bytes,
-                    "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes}
+                    "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes,
+                    "numpyDynlibs": list(written.numpy_dynlibs)}
 
 
 @needs_node
@@ -80,6 +83,16 @@ def test_both_sides_refuse_a_snapshot_that_is_not_a_list_of_parts(tmp_path):
     assert said == f"{build_outputs.WHEELS_LIST}: snapshot is not a list of file names"
     (tmp_path / build_outputs.WHEELS_LIST).write_text('{"wheels": [], "snapshot": "snapshot.bin.lz4"}')
     with pytest.raises(ValueError, match="snapshot is not a list of file names"):
+        build_outputs.read_wheels_list(tmp_path)
+
+
+@needs_node
+def test_both_sides_refuse_extension_modules_that_are_not_a_list_of_paths(tmp_path):
+    said = node("""try { outputs.readWheelsList({ wheels: [], numpy_dynlibs: "numpy/x.so" }); console.log('"accepted"'); }
+        catch (err) { console.log(JSON.stringify(err.message)); }""")
+    assert said == f"{build_outputs.WHEELS_LIST}: numpy_dynlibs is not a list of paths"
+    (tmp_path / build_outputs.WHEELS_LIST).write_text('{"wheels": [], "numpy_dynlibs": [1]}')
+    with pytest.raises(ValueError, match="numpy_dynlibs is not a list of paths"):
         build_outputs.read_wheels_list(tmp_path)
 
 

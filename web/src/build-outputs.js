@@ -27,12 +27,14 @@ export const OUTPUTS = Object.freeze({
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
- *   optional: OptionalPackage[], snapshotBytes: number, compact: boolean, snapshotCompactBytes: number}} WheelsList
+ *   optional: OptionalPackage[], snapshotBytes: number, compact: boolean, snapshotCompactBytes: number,
+ *   numpyDynlibs: string[]}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size; `numpyPack` (numpy repacked with its bytecode, replacing its wheel)
  *   and `wheelsPack` (the judge's wheels as one pack, replacing `wheels`) are "" when the build made none;
  *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
- *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`.
+ *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
+ *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
  */
 
 /**
@@ -49,11 +51,14 @@ export function readWheelsList(data) {
   if (data.snapshot !== undefined && !strings(data.snapshot)) {
     throw new Error(`${OUTPUTS.wheelsList}: snapshot is not a list of file names`);
   }
+  if (data.numpy_dynlibs !== undefined && !strings(data.numpy_dynlibs)) {
+    throw new Error(`${OUTPUTS.wheelsList}: numpy_dynlibs is not a list of paths`);
+  }
   return {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: [...(data.snapshot || [])], numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
     snapshotBytes: Number(data.snapshot_bytes) || 0, compact: data.compact === true,
-    snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0,
+    snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0, numpyDynlibs: [...(data.numpy_dynlibs || [])],
   };
 }
 
