@@ -372,8 +372,9 @@ const loadPackages = (session, names) => session.py.loadPackage(names, {
 
 /**
  * numpy, then the tamper baseline (checker/bridge.py numpy_ready). numpy comes repacked at build time with its
- * bytecode (tools/numpy_archive.mjs), written from JavaScript: each extension module is then compiled when first
- * imported, instead of all 19 up front by loadPackage, which is used only when the build names no pack.
+ * bytecode (tools/numpy_archive.mjs), written from JavaScript; the 12 extension modules its first imports load are
+ * loaded ahead (preloadExtensions), the others when first imported, instead of all 19 up front by loadPackage,
+ * which is used only when the build names no pack.
  */
 async function loadNumpy(session, files) {
   if (files.numpyPack) {
