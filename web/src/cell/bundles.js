@@ -25,8 +25,15 @@ export function loadBundle(base, slug) {
 
 /**
  * The check request's `rewritten` field for `bundle` (protocol.js CheckRequest), when the build rewrote its
- * tests ahead (tools/rewriting.py): spread into the request, so a bundle without it sends nothing.
+ * tests ahead (tools/rewriting.py): spread into the request, so a bundle without it, or with one of the wrong
+ * shape, sends nothing (the worker would refuse the whole request; without it, pytest rewrites as before).
  * @param {object} bundle
  * @returns {{rewritten?: {tag: string, tests: Record<string, string>}}}
  */
-export const rewriting = (bundle) => (bundle && bundle.rewritten ? { rewritten: bundle.rewritten } : {});
+export function rewriting(bundle) {
+  const r = bundle && bundle.rewritten;
+  const tests = r && typeof r === "object" ? r.tests : null;
+  const fits = typeof r?.tag === "string" && tests && typeof tests === "object" && !Array.isArray(tests)
+    && Object.values(tests).every((v) => typeof v === "string");
+  return fits ? { rewritten: r } : {};
+}
