@@ -65,17 +65,13 @@ def armed() -> bool:
 
 
 _MISSING = object()  # what a lookup finds where the baseline's object is gone; never in any baseline
-_plans: dict[int, tuple[dict, list, list]] = {}
+# The armed baseline's plans (`_plan`), by module; an entries dict of `_baseline` never changes once recorded.
+_plans: dict[str, tuple[dict, list, list]] = {}
 
 
-def _plan(entries: dict[str, int]) -> tuple[list, list]:
-    """A module's baseline entries grouped for `changes`: (attr, id) pairs, then (class, [(member, id, key)]).
-
-    Built once per baseline dict (the dict is kept with it, so its id stays its own): `changes` then looks each
-    module and class namespace up once instead of once per entry."""
-    held = _plans.get(id(entries))
-    if held is not None and held[0] is entries:
-        return held[1], held[2]
+def _group(entries: dict[str, int]) -> tuple[list, list]:
+    """A module's baseline entries grouped for `changes`: (attr, id) pairs, then (class, [(member, id, key)]),
+    so that `changes` looks each module and class namespace up once instead of once per entry."""
     tops: list[tuple[str, int]] = []
     members: dict[str, list[tuple[str, int, str]]] = {}
     for key, ident in entries.items():
@@ -84,9 +80,19 @@ def _plan(entries: dict[str, int]) -> tuple[list, list]:
             members.setdefault(name, []).append((member, ident, key))
         else:
             tops.append((key, ident))
-    classes = list(members.items())
-    _plans[id(entries)] = (entries, tops, classes)
-    return tops, classes
+    return tops, list(members.items())
+
+
+def _plan(name: str, entries: dict[str, int], armed: bool) -> tuple[list, list]:
+    """`_group(entries)`, kept for the armed baseline, which every check compares against three times. A
+    baseline of one check's own (taken when nothing was armed) is grouped afresh: keeping it would keep every
+    such baseline alive."""
+    if not armed:
+        return _group(entries)
+    held = _plans.get(name)
+    if held is None or held[0] is not entries:
+        held = _plans[name] = (entries, *_group(entries))
+    return held[1], held[2]
 
 
 def changes(baseline: dict[str, dict[str, int]] | None = None) -> list[str]:
@@ -107,7 +113,7 @@ def changes(baseline: dict[str, dict[str, int]] | None = None) -> list[str]:
         mod = modules.get(name)
         if name == "sys.modules" or mod is None:
             continue
-        tops, classes = _plan(entries)
+        tops, classes = _plan(name, entries, base is _baseline)
         try:
             space = vars(mod)
         except TypeError:  # the module replaced by something without a __dict__
