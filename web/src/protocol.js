@@ -105,6 +105,10 @@ const isMap = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v) => Number.isInteger(v) && v >= 0;
 const stringsOf = (v) => isMap(v) && Object.values(v).every((s) => typeof s === "string");
 
+/** Whether `value` has the shape of a check request's `rewritten` (CheckRequest): a string tag, and tests mapping
+ * names to strings. */
+export const rewrittenFits = (value) => isMap(value) && typeof value.tag === "string" && stringsOf(value.tests);
+
 /**
  * Check the shape of a request; returns an error message or "" when it is well formed.
  * @param {any} msg
@@ -131,8 +135,7 @@ export function requestProblem(msg) {
       || !msg.names.every((n) => typeof n === "string"))) {
     return "check's files and tests must map names to sources, and names must be strings";
   }
-  if (msg.type === "check" && msg.rewritten !== undefined
-      && !(isMap(msg.rewritten) && typeof msg.rewritten.tag === "string" && stringsOf(msg.rewritten.tests))) {
+  if (msg.type === "check" && msg.rewritten !== undefined && !rewrittenFits(msg.rewritten)) {
     return "check's rewritten needs a string tag and tests mapping names to strings";
   }
   return "";

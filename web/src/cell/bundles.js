@@ -2,6 +2,8 @@
  * Exercise bundles (tools/bundle.py writes assets/tl/exercises/<slug>.json): the hidden tests, their names, the
  * reference and the direct requirements. Fetched once per page; a failed fetch is forgotten, so a retry can work.
  */
+import { rewrittenFits } from "../protocol.js";
+
 const cache = new Map();
 
 /**
@@ -30,10 +32,4 @@ export function loadBundle(base, slug) {
  * @param {object} bundle
  * @returns {{rewritten?: {tag: string, tests: Record<string, string>}}}
  */
-export function rewriting(bundle) {
-  const r = bundle && bundle.rewritten;
-  const tests = r && typeof r === "object" ? r.tests : null;
-  const fits = typeof r?.tag === "string" && tests && typeof tests === "object" && !Array.isArray(tests)
-    && Object.values(tests).every((v) => typeof v === "string");
-  return fits ? { rewritten: r } : {};
-}
+export const rewriting = (bundle) => (rewrittenFits(bundle?.rewritten) ? { rewritten: bundle.rewritten } : {});
