@@ -17,12 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path, PurePosixPath
 
 from checker import bridge, judge
-from tools import build_outputs
+from tools import build_outputs, snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_name("rewriting.mjs")
@@ -53,10 +52,7 @@ def _rewrite(assets: Path, checker_zip: Path, entries: list[dict]) -> dict:
     with tempfile.TemporaryDirectory(prefix="tl-rewriting-") as tmp:
         src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps(entries), encoding="utf-8")
-        proc = subprocess.run(["node", str(SCRIPT), str(assets), str(checker_zip), str(src), str(out)], cwd=REPO,
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            raise RewritingError(f"{SCRIPT.relative_to(REPO)} failed:\n{proc.stderr[-2000:]}")
+        snapshot.run_node(SCRIPT, assets, checker_zip, src, out, error=RewritingError)
         return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -66,10 +62,8 @@ def build(assets: Path, bundles: Path, checker_zip: Path, cache: Path = REPO / "
     env = cache / _environment(assets, checker_zip)
     files = sorted(p for p in bundles.glob("*.json") if p.name != INDEX)
     data = {p: json.loads(p.read_text(encoding="utf-8")) for p in files}
-    wanted: dict[str, str] = {}  # path -> source
-    for d in data.values():
-        for name, path in _paths(d["tests"]).items():
-            wanted[path] = d["tests"][name]
+    paths = {p: _paths(d["tests"]) for p, d in data.items()}
+    wanted = {path: d["tests"][name] for p, d in data.items() for name, path in paths[p].items()}  # path -> source
 
     def key(path: str) -> Path:
         return env / (hashlib.sha256(f"{path}\0{wanted[path]}".encode()).hexdigest()[:32] + ".json")
@@ -85,7 +79,7 @@ def build(assets: Path, bundles: Path, checker_zip: Path, cache: Path = REPO / "
         for path in missing:
             key(path).write_text(json.dumps({"tag": made["tag"], "code": made["code"][path]}), encoding="utf-8")
     for p, d in data.items():
-        entries = {name: json.loads(key(path).read_text(encoding="utf-8")) for name, path in _paths(d["tests"]).items()}
+        entries = {name: json.loads(key(path).read_text(encoding="utf-8")) for name, path in paths[p].items()}
         tags = {e["tag"] for e in entries.values()}
         if len(tags) != 1:
             raise RewritingError(f"{p.name}: rewritten for more than one interpreter ({sorted(tags)})")

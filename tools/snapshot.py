@@ -26,11 +26,12 @@ class SnapshotError(RuntimeError):
     """The snapshot could not be made; the message says why."""
 
 
-def _node(script: Path, *args: Path) -> None:
+def run_node(script: Path, *args: Path, error: type[Exception] = SnapshotError) -> None:
+    """Run one of the build's Node.js scripts; `error` (naming the script and the end of its stderr) if it fails."""
     proc = subprocess.run(["node", str(script), *map(str, args)], cwd=REPO, capture_output=True, text=True,
                           timeout=600)
     if proc.returncode != 0:
-        raise SnapshotError(f"{script.relative_to(REPO)} failed:\n{proc.stderr[-2000:]}")
+        raise error(f"{script.relative_to(REPO)} failed:\n{proc.stderr[-2000:]}")
 
 
 def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot") -> tuple[str, ...]:
@@ -55,8 +56,8 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         tmp = key.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        _node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json", tmp / DYNLIBS)
-        _node(SCRIPT, assets, checker_zip, tmp / "numpy-stdlib.json", tmp / "snapshot.bin")
+        run_node(NUMPY_SCRIPT, assets, tmp / "numpy.zip", tmp / "numpy-stdlib.json", tmp / DYNLIBS)
+        run_node(SCRIPT, assets, checker_zip, tmp / "numpy-stdlib.json", tmp / "snapshot.bin")
         for name, data in zip(parts, pack.split((tmp / "snapshot.bin").read_bytes(), len(parts)), strict=True):
             (tmp / name).write_bytes(data)
         (tmp / "snapshot.bin").unlink()
