@@ -1,8 +1,9 @@
 """The build steps around the page generator, callable from any generator's glue or from the command line.
 
     pre_build(course)        validate every exercise (cached by content hash); returns the errors
-    post_build(site, course) the front end, exercise bundles and index, Pyodide assets, snapshot, the tinyllm-ol
-                             wheel and its package index under simple/, then sw.js
+    post_build(site, course) the pages' maths, the front end, exercise bundles and index, Pyodide assets,
+                             snapshot, the tinyllm-ol wheel and its package index under simple/, then sw.js;
+                             returns the warnings (a formula KaTeX rejects)
 
 `python -m tools.site_steps post-build SITE [--config mkdocs.yml]` runs the second on a site another generator
 wrote. tools/mkdocs_hooks.py calls both for MkDocs.
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 
 from checker import manifest, validate
-from tools import bundle, offline, ol_wheel, precompress, pyodide_assets, rewriting, snapshot
+from tools import bundle, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting, snapshot
 from tools.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,8 +46,13 @@ def pre_build(course: Course) -> tuple[list[str], list[str]]:
     return errors, [w for r in reports for w in r.warnings]
 
 
-def post_build(site: Path, course: Course) -> None:
-    """Everything the built pages load besides themselves, then the service worker (last: it hashes the rest)."""
+def post_build(site: Path, course: Course) -> list[str]:
+    """The pages' maths rendered, everything the built pages load besides themselves, then the service worker
+    (last: it hashes the rest); returns the warnings, one `file:line: message` each."""
+    try:
+        warnings = formulas.render(site, course.docs)
+    except formulas.FormulaError as exc:
+        raise StepError(str(exc)) from None
     target = site / "assets" / "tl"
     shutil.copytree(WEB_BUILD, target, dirs_exist_ok=True)
     bundle.write(target, course.exercises)
@@ -62,6 +68,7 @@ def post_build(site: Path, course: Course) -> None:
     (target / "build.json").write_text(json.dumps({"course": ol_wheel.COURSE,
                                                    "version": ol_wheel.wheel_version(wheel.name)}) + "\n")
     offline.write(site)
+    return warnings
 
 
 def main(argv: list[str]) -> int:
@@ -72,10 +79,12 @@ def main(argv: list[str]) -> int:
     post.add_argument("--config", type=Path, default=REPO / "mkdocs.yml")
     args = parser.parse_args(argv)
     try:
-        post_build(args.site, course_of(args.config))
+        warnings = post_build(args.site, course_of(args.config))
     except StepError as exc:
         print(exc, file=sys.stderr)
         return 1
+    for warning in warnings:
+        print(f"WARNING: {warning}", file=sys.stderr)
     return 0
 
 

@@ -97,6 +97,18 @@ def test_predict_first_gates_the_explanation(page, fixture_url):
     assert check.get_attribute("data-verdict") == "correct"
 
 
+def test_the_maths_arrives_rendered_and_katex_is_not_loaded(page, fixture_url, recorder):
+    page.goto(fixture_url + LESSON)
+    formulas = page.locator(".arithmatex")
+    assert formulas.count() > 0, "the fixture lesson has formulas"
+    assert page.locator(".arithmatex .katex").count() == formulas.count()
+    assert page.locator(".arithmatex .katex-error").count() == 0
+    assert page.locator("div.arithmatex .katex-display").count() > 0
+    page.wait_for_load_state("networkidle")
+    assert [u for u in recorder.requests if "/chunks/katex" in u] == []
+    assert any(u.endswith("/assets/tl/tl.js") for u in recorder.requests)
+
+
 def test_reference_passes_every_hidden_test_with_ctrl_enter(page, fixture_url):
     page.goto(fixture_url + LESSON)
     set_code(page, SLUG, reference(FIXTURE, SLUG))

@@ -120,7 +120,7 @@ function start() {
   const store = createStore(safeLocalStorage(), { events: window });
   store.notices().forEach(showNotice);
   store.onNotice(showNotice);
-  attempt(renderMath);
+  renderMath().catch((err) => console.error(err));
   attempt(() => mountA11y(document));
   mountEach(document, ".tl-numeric", (root) => mountNumeric(root, store));
   mountEach(document, ".tl-choice", (root) => mountChoice(root, store));

@@ -1,0 +1,62 @@
+"""The build renders the pages' maths with the front end's KaTeX (tools/formulas.py), under Node.js."""
+import shutil
+
+import pytest
+
+from tools import formulas
+
+pytestmark = pytest.mark.skipif(not shutil.which("node"), reason="node runs KaTeX")
+
+PAGE = """<article><p>Mean <span class="arithmatex">\\(a &lt; b\\)</span> and</p>
+<div class="arithmatex">\\[ \\frac{1}{n} \\sum_i x_i \\]</div>
+<p>broken: <span class="arithmatex">\\(\\frac{1\\)</span></p>
+<pre><code>\\(left alone\\)</code></pre></article>"""
+
+
+def site_with(tmp_path, pages):
+    site, docs = tmp_path / "site", tmp_path / "docs"
+    for rel, (html, md) in pages.items():
+        (site / rel).mkdir(parents=True, exist_ok=True)
+        (site / rel / "index.html").write_text(html)
+        source = docs / f"{rel}.md"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(md)
+    return site, docs
+
+
+def test_source_reads_an_element_as_the_browser_does():
+    assert formulas.source("span", "\\(a &lt; b\\)") == ("a < b", False)
+    assert formulas.source("span", " \\[x\\] ") == ("x", True)
+    assert formulas.source("div", "\\[ y \\]") == (" y ", True)
+
+
+def test_every_formula_is_rendered_in_place_and_a_broken_one_is_named(tmp_path):
+    md = "# Page\n\nMean \\(a < b\\) and\n\n\\[ \\frac{1}{n} \\sum_i x_i \\]\n\nbroken: \\(\\frac{1\\)\n"
+    site, docs = site_with(tmp_path, {"t1/page": (PAGE, md), "t1/plain": ("<p>no maths</p>", "# Plain\n")})
+    warnings = formulas.render(site, docs)
+    out = (site / "t1/page/index.html").read_text()
+    assert out.count('<span class="arithmatex"><span class="katex') == 2  # inline, and the broken one's error
+    assert '<div class="arithmatex"><span class="katex-display">' in out
+    assert '<annotation encoding="application/x-tex">a &lt; b</annotation>' in out  # the TeX, unescaped once
+    assert 'class="katex-error"' in out  # KaTeX's own error rendering, as the browser showed it
+    assert "<pre><code>\\(left alone\\)</code></pre>" in out
+    assert (site / "t1/plain/index.html").read_text() == "<p>no maths</p>"
+    assert len(warnings) == 1
+    assert warnings[0].startswith("docs/t1/page.md:7: KaTeX cannot render '\\\\frac{1': ")
+
+
+def test_a_site_without_maths_does_not_start_node(tmp_path, monkeypatch):
+    site, docs = site_with(tmp_path, {"a": ("<p>x</p>", "# A\n")})
+    monkeypatch.setattr(formulas.snapshot, "run_node", lambda *a, **k: pytest.fail("node was started"))
+    assert formulas.render(site, docs) == []
+
+
+def test_katex_that_cannot_run_stops_the_build_with_its_reason(tmp_path, monkeypatch):
+    site, docs = site_with(tmp_path, {"a": (PAGE, "# A\n")})
+    broken = tmp_path / "broken.mjs"
+    broken.write_text("throw new Error('no katex here');\n")
+    monkeypatch.setattr(formulas, "SCRIPT", broken)
+    monkeypatch.setattr(formulas.snapshot, "REPO", tmp_path)
+    with pytest.raises(formulas.FormulaError, match="no katex here"):
+        formulas.render(site, docs)
+    assert (site / "a/index.html").read_text() == PAGE
