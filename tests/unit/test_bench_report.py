@@ -26,6 +26,27 @@ def test_ratio_is_of_medians_and_spread_is_of_single_runs(tmp_path, capsys):
     assert "ready to grade" in capsys.readouterr().out
 
 
+def test_the_cpython_floor_is_reported_when_measured(tmp_path):
+    runs = [a_run(1000, 4000)]
+    run.report(runs, {"plain": [1.0], "isolated": [1.0]}, None, tmp_path, {"e7-3": (480.0, 340.0)})
+    row = next(line for line in (tmp_path / "latest.md").read_text().splitlines() if "CPython" in line)
+    assert "E7.3" in row and "480.0 ms" in row and "bodies 340.0 ms" in row
+    run.report(runs, {"plain": [1.0], "isolated": [1.0]}, None, tmp_path)
+    assert "CPython" not in (tmp_path / "latest.md").read_text()
+
+
+def test_the_cpython_floor_is_the_reference_passing_its_own_suite(tmp_path):
+    import pytest
+    from tools import bundle
+    site = tmp_path / "site"
+    bundle.write(site / "assets" / "tl", run.REPO / "tests" / "fixtures" / "course" / "exercises")
+    slug = next(p.stem for p in (site / "assets" / "tl" / "exercises").glob("t*.json"))
+    total, bodies = run.cpython_suite(site, slug, runs=1)
+    assert total > 0 and 0 < bodies <= total
+    with pytest.raises(FileNotFoundError):
+        run.cpython_suite(site, "no-such-exercise", runs=1)
+
+
 def a_visit(ready: float, start: str | None, before: int) -> dict:
     return {"ready": ready, "start": start, "bytes_before_ready": before, "bytes_after_ready": 0, "repeat_ready": 1.0,
             "repeat_bytes": 0, "sent_twice": []}
