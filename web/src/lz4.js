@@ -14,12 +14,21 @@ export function isContainer(bytes) {
   return bytes.length >= MAGIC.length + 4 && MAGIC.every((b, i) => bytes[i] === b);
 }
 
-/** The bytes a container holds; throws Error("corrupt LZ4 data ...") on anything malformed. */
-export function decode(bytes) {
+/** How many bytes a container holds (its header says). */
+export function containedSize(bytes) {
   if (!isContainer(bytes)) throw new Error("not a TLZ41 container");
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const size = view.getUint32(MAGIC.length, true);
-  const out = new Uint8Array(size);
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(MAGIC.length, true);
+}
+
+/**
+ * The bytes a container holds, written into `into` when given (exactly that long: a slice of a larger buffer, so
+ * that parts are decoded straight into place instead of copied there); throws Error("corrupt LZ4 data ...") on
+ * anything malformed.
+ */
+export function decode(bytes, into = undefined) {
+  const size = containedSize(bytes);
+  if (into && into.length !== size) throw new Error(`the container holds ${size} bytes, not ${into.length}`);
+  const out = into ?? new Uint8Array(size);
   const end = decodeBlock(bytes.subarray(MAGIC.length + 4), out);
   if (end !== size) throw new Error(`corrupt LZ4 data: ${end} bytes decoded, ${size} expected`);
   return out;

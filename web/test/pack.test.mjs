@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
-import { entries, extract, unwrap } from "../src/pack.js";
-import { decode } from "../src/lz4.js";
+import { entries, extract, joined, unwrap } from "../src/pack.js";
+import { containedSize, decode } from "../src/lz4.js";
 
 // Packs and LZ4 blocks written by hand from the formats tools/pack.py documents; tests/unit/test_pack.py reads
 // what the real writer produces with this reader.
@@ -72,4 +72,19 @@ test("extract writes every file under the folder, creating each folder once", ()
   extract(fs, makePack(FILES), "/lib/site");
   assert.deepEqual(made, ["/lib/site/numpy", "/lib/site/numpy/core"]);
   assert.deepEqual(Object.keys(written), ["/lib/site/numpy/__init__.py", "/lib/site/numpy/core/a.so"]);
+});
+
+test("snapshot parts are joined in order: LZ4 ones decoded in place, decompressed ones copied", () => {
+  const a = container(5, [0x50, ...enc.encode("hello")]);
+  const b = container(7, [0x10, 0x61, 0x01, 0x00, 0x20, 0x62, 0x63]); // "a", "a" x 4 by an overlapping match, "bc"
+  assert.equal(containedSize(b), 7);
+  const text = (bytes) => new TextDecoder().decode(bytes);
+  assert.equal(text(joined([a, b])), "helloaaaaabc");
+  assert.equal(text(joined([a, enc.encode("-raw-"), b])), "hello-raw-aaaaabc");
+  assert.equal(text(joined([a])), "hello");
+  const raw = enc.encode("as it is");
+  assert.equal(joined([raw]), raw, "one part already decompressed is returned, not copied");
+  // A slice of the wrong length, and a damaged part: an error, never a silently short snapshot.
+  assert.throws(() => decode(a, new Uint8Array(4)), /holds 5 bytes, not 4/);
+  assert.throws(() => joined([a, container(9, [0x20, 0x61, 0x62])]), /2 bytes decoded, 9 expected/);
 });
