@@ -79,6 +79,8 @@ class WheelsList:
     snapshot:    the memory snapshot's parts, in order (each an LZ4 container of one stretch of it, tools/pack.py
                  split): downloaded side by side, each decoded as it arrives
     snapshot_bytes: their total size, which the worker weighs against the line's speed (start cold on a slow line)
+    snapshot_size: the snapshot's size once decoded (its parts' LZ4 headers, summed): Pyodide's memory is made
+                 that size, so the worker can create it while the parts are still downloading
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
     compact:     whether every snapshot part and pack has a compact copy beside it (its name + COMPACT_SUFFIX)
@@ -95,6 +97,7 @@ class WheelsList:
     wheels_pack: str = ""
     optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
     snapshot_bytes: int = 0
+    snapshot_size: int = 0
     compact: bool = False
     snapshot_compact_bytes: int = 0
     numpy_dynlibs: tuple[str, ...] = field(default_factory=tuple)
@@ -112,11 +115,12 @@ class WheelsList:
         return {name for package in self.optional for name in package.files}
 
     def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
-               snapshot_bytes: int = 0, compact: bool = False, snapshot_compact_bytes: int = 0,
-               numpy_dynlibs: tuple[str, ...] = ()) -> WheelsList:
+               snapshot_bytes: int = 0, snapshot_size: int = 0, compact: bool = False,
+               snapshot_compact_bytes: int = 0, numpy_dynlibs: tuple[str, ...] = ()) -> WheelsList:
         """This list with the snapshot's parts and the packs named."""
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
-                       snapshot_bytes=snapshot_bytes, compact=compact, snapshot_compact_bytes=snapshot_compact_bytes,
+                       snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size, compact=compact,
+                       snapshot_compact_bytes=snapshot_compact_bytes,
                        numpy_dynlibs=tuple(numpy_dynlibs))
 
 
@@ -135,6 +139,7 @@ def read_wheels_list(assets: Path) -> WheelsList:
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
                       optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
+                      snapshot_size=int(data.get("snapshot_size") or 0),
                       compact=data.get("compact") is True,
                       snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0),
                       numpy_dynlibs=tuple(dynlibs))

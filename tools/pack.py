@@ -71,6 +71,13 @@ def compact(container: bytes) -> bytes:
     return zstandard.ZstdCompressor(level=COMPACT_LEVEL, threads=-1).compress(decompress(container))
 
 
+def contained_size(data: bytes) -> int:
+    """How many bytes an LZ4 container holds (its header says; `data` may be just the first 10 bytes)."""
+    if not data.startswith(LZ4_MAGIC) or len(data) < len(LZ4_MAGIC) + 4:
+        raise ValueError("not a TLZ41 container")
+    return struct.unpack_from("<I", data, len(LZ4_MAGIC))[0]
+
+
 def decompress(data: bytes) -> bytes:
     """The bytes an LZ4 container or a compact copy holds."""
     import lz4.block
@@ -79,10 +86,7 @@ def decompress(data: bytes) -> bytes:
         import zstandard
 
         return zstandard.ZstdDecompressor().decompress(data)
-    if not data.startswith(LZ4_MAGIC):
-        raise ValueError("not a TLZ41 container")
-    (size,) = struct.unpack_from("<I", data, len(LZ4_MAGIC))
-    return lz4.block.decompress(data[len(LZ4_MAGIC) + 4:], uncompressed_size=size)
+    return lz4.block.decompress(data[len(LZ4_MAGIC) + 4:], uncompressed_size=contained_size(data))
 
 
 def pack(files: Iterable[tuple[str, bytes]]) -> bytes:

@@ -74,7 +74,8 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         shutil.copyfile(path, assets / name)
     build_outputs.write_wheels_list(assets, info.packed(
         snapshot=parts, numpy=archive_name, wheels_pack=wheels_name,
-        snapshot_bytes=sum((assets / name).stat().st_size for name in parts), compact=True,
+        snapshot_bytes=sum((assets / name).stat().st_size for name in parts),
+        snapshot_size=sum(pack.contained_size((assets / name).read_bytes()[:16]) for name in parts), compact=True,
         snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
         numpy_dynlibs=tuple(json.loads((key / DYNLIBS).read_text(encoding="utf-8")))))
     return parts

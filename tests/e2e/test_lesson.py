@@ -141,6 +141,25 @@ def test_either_start_grades_the_same(page, fixture_url, start):
     assert set(outcomes(page, SLUG).values()) == {"passed"}
 
 
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_a_snapshot_that_cannot_be_read_means_a_cold_start(page, fixture_url, damage):
+    """Pyodide is handed the snapshot's buffer before its parts arrive (worker.js startPython); when one part is
+    missing or damaged, the buffer stays unfilled, Pyodide refuses it, and Python starts cold and grades."""
+    def broken(route):
+        if damage == "missing":
+            route.fulfill(status=404, body="gone")
+        else:
+            route.fulfill(status=200, body=b"TLZ41\n" + bytes(64), content_type="application/octet-stream")
+    page.context.route(re.compile(r".*/snapshot-2-of-\d+\.lz4(\.zst)?$"), broken)
+    page.context.add_init_script("localStorage.setItem('tl-start', 'snapshot')")
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    assert page.evaluate("window.tinyllm.python.timeline.snapshot") is False
+    set_code(page, SLUG, reference(FIXTURE, SLUG))
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+
+
 def edited(source: str, find: str, replace: str) -> str:
     assert source.count(find) == 1, f"the fixture's reference no longer has {find!r} once"
     return source.replace(find, replace)

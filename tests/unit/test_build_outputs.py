@@ -42,7 +42,7 @@ def test_both_sides_name_the_same_files():
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
         snapshot=build_outputs.snapshot_parts(), numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
-        snapshot_bytes=8_307_577, compact=True, snapshot_compact_bytes=5_482_775,
+        snapshot_bytes=8_307_577, snapshot_size=25_165_824, compact=True, snapshot_compact_bytes=5_482_775,
         numpy_dynlibs=("numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so",
                        "numpy/random/mtrand.cpython-312-wasm32-emscripten.so")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
@@ -59,6 +59,7 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "numpyPack": written.numpy, "wheelsPack": written.wheels_pack,
                     "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
                                  for o in written.optional], "snapshotBytes": written.snapshot_bytes,
+                    "snapshotSize": written.snapshot_size,
                     "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes,
                     "numpyDynlibs": list(written.numpy_dynlibs)}
 

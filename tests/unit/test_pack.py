@@ -149,7 +149,7 @@ def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
     against the line's speed, and names no build output itself."""
     worker = (REPO / "web" / "src" / "worker.js").read_text()
     assert "snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
-    assert "fetchSnapshot(await Promise.all(list.snapshot.map(named)))" in worker
+    assert "fetchSnapshot(await Promise.all(list.snapshot.map(named)), await memory)" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 
 

@@ -27,10 +27,10 @@ export const OUTPUTS = Object.freeze({
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
- *   optional: OptionalPackage[], snapshotBytes: number, compact: boolean, snapshotCompactBytes: number,
- *   numpyDynlibs: string[]}} WheelsList
+ *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
+ *   snapshotCompactBytes: number, numpyDynlibs: string[]}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
- *   side), `snapshotBytes` their total size; `numpyPack` (numpy repacked with its bytecode, replacing its wheel)
+ *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known); `numpyPack` (numpy repacked with its bytecode, replacing its wheel)
  *   and `wheelsPack` (the judge's wheels as one pack, replacing `wheels`) are "" when the build made none;
  *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
  *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
@@ -57,7 +57,8 @@ export function readWheelsList(data) {
   return {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: [...(data.snapshot || [])], numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
-    snapshotBytes: Number(data.snapshot_bytes) || 0, compact: data.compact === true,
+    snapshotBytes: Number(data.snapshot_bytes) || 0, snapshotSize: Number(data.snapshot_size) || 0,
+    compact: data.compact === true,
     snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0, numpyDynlibs: [...(data.numpy_dynlibs || [])],
   };
 }

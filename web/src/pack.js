@@ -21,14 +21,16 @@ export async function unwrap(bytes) {
 }
 
 /**
- * Parts of one file (the snapshot's, in order) joined into one buffer: each part an LZ4 container, decoded straight
- * into its place (no copy of 25 MB, and that much less memory at the peak), or bytes already decompressed (a
- * compact copy, decoded as it arrived: unwrap), copied there.
+ * Parts of one file (the snapshot's, in order) joined into one buffer, `into` when given (it must be exactly their
+ * size): each part an LZ4 container, decoded straight into its place (no copy of 25 MB, and that much less memory
+ * at the peak), or bytes already decompressed (a compact copy, decoded as it arrived: unwrap), copied there.
  */
-export function joined(parts) {
-  if (parts.length === 1 && !isContainer(parts[0])) return parts[0];
+export function joined(parts, into = null) {
+  if (!into && parts.length === 1 && !isContainer(parts[0])) return parts[0];
   const sizes = parts.map((part) => (isContainer(part) ? containedSize(part) : part.length));
-  const out = new Uint8Array(sizes.reduce((n, size) => n + size, 0));
+  const total = sizes.reduce((n, size) => n + size, 0);
+  if (into && into.length !== total) throw new Error(`the parts hold ${total} bytes, not ${into.length}`);
+  const out = into ?? new Uint8Array(total);
   let offset = 0;
   parts.forEach((part, i) => {
     const into = out.subarray(offset, offset + sizes[i]);

@@ -50,10 +50,11 @@ async function fetchBytes(url) {
  * standard library and the packs are downloading on the others, so a fourth part waited for one of them. They
  * finish within moments of each other; LZ4 parts are then decoded straight into one buffer (pack.js joined).
  */
-async function fetchSnapshot(urls) {
+async function fetchSnapshot(urls, into = null) {
   try {
     // An LZ4 part waits to be decoded into place; a compact one is decoded as it arrives.
-    return joined(await Promise.all(urls.map((url) => fetchBytes(url).then((b) => (isContainer(b) ? b : unwrap(b))))));
+    const parts = await Promise.all(urls.map((url) => fetchBytes(url).then((b) => (isContainer(b) ? b : unwrap(b)))));
+    return joined(parts, into);
   } catch {
     return null;
   }
@@ -269,7 +270,7 @@ function startCoreEarly() {
 
 /**
  * @typedef {{list: import("./build-outputs.js").WheelsList, compact: Promise<boolean>, restoring: Promise<boolean>,
- *   snapshot: Promise<Uint8Array|null>,
+ *   snapshot: Promise<Uint8Array|null>, memory: Promise<Uint8Array|null>,
  *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
  *   Every download start-up needs, each a promise; a pack is null when the build made none.
  */
@@ -289,8 +290,11 @@ async function requestFiles() {
   const restoring = list.snapshot.length
     ? compact.then((yes) => snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes))
     : Promise.resolve(false);
+  // The buffer the snapshot is decoded into, made as soon as the restore is decided when the build says its size:
+  // Pyodide is handed it at once and creates its memory and module while the parts download (startPython).
+  const memory = restoring.then((yes) => (yes && list.snapshotSize > 0 ? new Uint8Array(list.snapshotSize) : null));
   const snapshot = restoring.then(async (yes) => {
-    const bytes = yes ? fetchSnapshot(await Promise.all(list.snapshot.map(named))) : null;
+    const bytes = yes ? fetchSnapshot(await Promise.all(list.snapshot.map(named)), await memory) : null;
     snapshotAsked(); // fetchSnapshot has sent its requests
     return bytes;
   });
@@ -302,7 +306,7 @@ async function requestFiles() {
   const unpacked = (name) => (name
     ? quietly(Promise.all([named(name).then(fetchBytes), after]).then(([b]) => unwrap(b))) : null);
   return {
-    list, compact, restoring, snapshot, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
+    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(new URL(`tl/${OUTPUTS.judgeZip}`, ASSETS).href),
   };
 }
@@ -315,14 +319,24 @@ async function requestFiles() {
  *   `optional`: each optional package (matplotlib) being loaded or loaded, by name.
  */
 
-/** The interpreter: restored from the memory snapshot when there is one it can use, else started cold. */
+/**
+ * The interpreter: restored from the memory snapshot when there is one it can use, else started cold.
+ *
+ * Pyodide awaits the snapshot's bytes before it creates its module (their length is its memory's), and restores
+ * them right after. When the build gave the snapshot's size, it is handed the buffer the parts are being decoded
+ * into, still empty, and holds its start, after creating the module (evaluating the loader's module code,
+ * instantiating the core, linking its symbols: ~0.3 s), until the buffer is full: through `fsInit`, the hook
+ * loadPyodide awaits before it starts Python. A snapshot that does not arrive leaves the buffer empty, which
+ * Pyodide refuses to restore ("invalid magic number"): then Python starts cold, as when there is no snapshot.
+ */
 async function startPython(files) {
   const [{ loadPyodide }] = await Promise.all([import(`${INDEX}pyodide.mjs`), loaderRan]);
   if (await files.restoring) {
-    // Pyodide awaits the snapshot itself, after its own set-up: the download goes on meanwhile.
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
+    const memory = await files.memory;
+    const early = memory ? { _loadSnapshot: memory, fsInit: () => bytes.then(() => {}, () => {}) } : null;
     try {
-      return { py: await loadPyodide({ ...OPTIONS, _loadSnapshot: bytes }), restored: true };
+      return { py: await loadPyodide({ ...OPTIONS, ...(early ?? { _loadSnapshot: bytes }) }), restored: true };
     } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
   }
   return { py: await loadPyodide(OPTIONS), restored: false };

@@ -87,4 +87,10 @@ test("snapshot parts are joined in order: LZ4 ones decoded in place, decompresse
   // A slice of the wrong length, and a damaged part: an error, never a silently short snapshot.
   assert.throws(() => decode(a, new Uint8Array(4)), /holds 5 bytes, not 4/);
   assert.throws(() => joined([a, container(9, [0x20, 0x61, 0x62])]), /2 bytes decoded, 9 expected/);
+  // Into a buffer made ahead (the worker hands it to Pyodide before the parts arrive): exactly their size.
+  const into = new Uint8Array(12);
+  assert.equal(joined([a, b], into), into);
+  assert.equal(text(into), "helloaaaaabc");
+  assert.throws(() => joined([a, b], new Uint8Array(13)), /the parts hold 12 bytes, not 13/);
+  assert.throws(() => joined([raw], new Uint8Array(3)), /the parts hold 8 bytes, not 3/);
 });
