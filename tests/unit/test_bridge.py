@@ -3,6 +3,7 @@ through untouched, and the judge's functions bound when the module is imported (
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -47,12 +48,15 @@ def test_the_entry_points_use_the_functions_bound_at_import(monkeypatch):
 
 def test_the_ready_steps_take_the_tamper_baseline(monkeypatch):
     monkeypatch.setattr(integrity, "_baseline", {})
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)  # restored after the test
     bridge.numpy_ready()
     assert {"numpy", "numpy.random", "numpy.linalg", "math", "fractions", "checker.stats", "checker.bridge"} <= \
         set(integrity._baseline["sys.modules"])
     bridge.judge_ready()
     assert "pytest" in integrity._baseline["sys.modules"] and integrity.changes() == []
     assert Path(bridge.site_packages()).is_dir()
+    # No installed plugins, in the browser as in `ol` and validation.
+    assert os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
 
 
 # --- figures (checker/figures.py), with CPython's matplotlib as the stand-in for Pyodide's ------------------------
