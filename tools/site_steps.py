@@ -2,7 +2,8 @@
 
     pre_build(course)        validate every exercise (cached by content hash); returns the errors
     post_build(site, course) the pages' maths, the front end, exercise bundles and index, Pyodide assets,
-                             snapshot, the tinyllm-ol wheel and its package index under simple/, then sw.js;
+                             snapshot, the tinyllm-ol wheel and its package index under simple/, the theme's
+                             search worker put behind the page's word, then sw.js;
                              returns the warnings (a formula KaTeX rejects)
 
 `python -m tools.site_steps post-build SITE [--config mkdocs.yml]` runs the second on a site another generator
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 from checker import manifest, validate
-from tools import bundle, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting, snapshot
+from tools import bundle, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting, search_later, snapshot
 from tools.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,6 +68,7 @@ def post_build(site: Path, course: Course) -> list[str]:
     # The build's version, which the progress page writes into its exports (`ol` reads it back).
     (target / "build.json").write_text(json.dumps({"course": ol_wheel.COURSE,
                                                    "version": ol_wheel.wheel_version(wheel.name)}) + "\n")
+    search_later.write(site)  # the theme's search index is built once Python is ready, not while it starts
     offline.write(site)
     return warnings
 

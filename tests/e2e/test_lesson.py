@@ -303,3 +303,31 @@ def test_corrupt_saved_data_is_reset_with_a_notice(page, fixture_url):
     assert get_code(page, SLUG) == starter(FIXTURE, SLUG)
     verdict, _ = answer(page, LIST.id, answer_text(LIST.answer))
     assert verdict == "correct"
+
+
+def search(page, query: str) -> list[str]:
+    """Type `query` into the theme's search once its index is built; the titles of the results."""
+    toggle = page.locator("label.md-header__button[for=__search]")
+    if toggle.is_visible():
+        toggle.click()
+    page.locator(".md-search__input").click()
+    meta = page.locator(".md-search-result__meta")
+    page.wait_for_function("() => !/Initializing/i.test(document.querySelector('.md-search-result__meta').textContent)",
+                           timeout=60_000)
+    page.keyboard.type(query)  # the theme searches on keyup
+    page.wait_for_function("() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=15_000)
+    assert "matching" in meta.inner_text()
+    return page.locator(".md-search-result__item h1, .md-search-result__item h2").all_inner_texts()
+
+
+def test_search_waits_for_python_on_a_lesson_page_and_works_on_every_page(page, fixture_url, recorder):
+    """The theme's search index is built once Python is ready and idle on a page with code cells, at once on a
+    page without (tools/search_later.py); either way searching finds the pages."""
+    later = lambda: [u for u in recorder.requests if u.endswith(".later.js")]  # noqa: E731 - the real search worker
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    assert later() == [], "the search index was built while Python started"
+    assert any("Fixture lesson" in t for t in search(page, "seeded"))
+    assert later(), "the search worker was never started"
+    page.goto(fixture_url)
+    assert any("Fixture lesson" in t for t in search(page, "seeded"))

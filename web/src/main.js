@@ -101,6 +101,25 @@ function serviceWorkerControl() {
   return { inControl, failed };
 }
 
+/**
+ * The theme's search worker waits for this page's word before it builds its index (tools/search_later.py): on a
+ * page with code cells that would compete with Python's start-up for the CPU. `allowSearch` says it, and answers
+ * a worker that starts listening later. Without BroadcastChannel the worker starts by itself after a while.
+ */
+const SEARCH_CHANNEL = "tl-search"; // tools/search_later.py CHANNEL
+function searchGate() {
+  if (typeof BroadcastChannel !== "function") return () => {};
+  const channel = new BroadcastChannel(SEARCH_CHANNEL);
+  let allowed = false;
+  channel.onmessage = (event) => {
+    if (event.data === "asking" && allowed) channel.postMessage("start");
+  };
+  return () => {
+    allowed = true;
+    channel.postMessage("start");
+  };
+}
+
 /** Run a page-wide step (maths, accessibility repairs, catalogues) without letting its failure stop the rest. */
 function attempt(step) {
   try {
@@ -116,6 +135,7 @@ function start() {
   const hasCells = document.querySelector(".tl-cell") !== null;
   const control = serviceWorkerControl();
   const python = hasCells ? new PythonWorker({ base, spareAfter: control.inControl }).start() : null;
+  const allowSearch = searchGate();
   watchForUpdates();
   const store = createStore(safeLocalStorage(), { events: window });
   store.notices().forEach(showNotice);
@@ -148,7 +168,10 @@ function start() {
       if ((stage === STAGE.judge || failed) && !registered) {
         registered = true;
         setTimeout(handedOff, 15_000);
-        python.settled().then(() => registerServiceWorker(handed, control.failed));
+        python.settled().then(() => {
+          allowSearch();
+          registerServiceWorker(handed, control.failed);
+        });
       }
       if (done || failed) {
         handedOff();
@@ -157,6 +180,7 @@ function start() {
     });
   } else {
     window.tinyllm = { store };
+    allowSearch();
     window.addEventListener("load", () => setTimeout(registerServiceWorker, 1000));
   }
 }
