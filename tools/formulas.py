@@ -82,7 +82,8 @@ def render(site: Path, docs: Path) -> list[str]:
             tex, display = source(match[1], match[2])
             result = by_source[(tex, display)]
             if result.get("error"):
-                warnings.append(f"{_where(page, site, docs, tex)}: KaTeX cannot render {tex!r}: {result['error']}")
+                shown = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
+                warnings.append(f"{_where(page, site, docs, tex)}: KaTeX cannot render {shown}: {result['error']}")
             if result.get("html") is None:
                 return match[0]  # left to the browser's math.js, which shows the source if it fails too
             return f'<{match[1]} class="arithmatex">{result["html"]}</{match[1]}>'
