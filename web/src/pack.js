@@ -78,6 +78,8 @@ export function extract(fs, raw, dir) {
       fs.mkdirTree(folder);
       made.add(folder);
     }
-    fs.writeFile(full, bytes);
+    // The file system keeps the pack's own bytes (a view of them) instead of copying each file: ~12 MB less for
+    // numpy, and the pack is kept alive by its files either way.
+    fs.writeFile(full, bytes, { canOwn: true });
   }
 }
