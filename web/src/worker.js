@@ -306,7 +306,8 @@ async function requestFiles() {
   const unpacked = (name) => (name
     ? quietly(Promise.all([named(name).then(fetchBytes), after]).then(([b]) => unwrap(b))) : null);
   return {
-    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack), wheelsPack: unpacked(list.wheelsPack),
+    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack),
+    wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(new URL(`tl/${OUTPUTS.judgeZip}`, ASSETS).href),
   };
 }
@@ -336,10 +337,27 @@ async function startPython(files) {
     const memory = await files.memory;
     const early = memory ? { _loadSnapshot: memory, fsInit: () => bytes.then(() => {}, () => {}) } : null;
     try {
-      return { py: await loadPyodide({ ...OPTIONS, ...(early ?? { _loadSnapshot: bytes }) }), restored: true };
+      const py = await loadPyodide({ ...OPTIONS, ...(early ?? { _loadSnapshot: bytes }) });
+      return { py: forgetSnapshot(py), restored: true };
     } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
   }
   return { py: await loadPyodide(OPTIONS), restored: false };
+}
+
+/**
+ * Pyodide keeps the options it was loaded with for as long as it runs (its API's `config`), and with them the
+ * snapshot's bytes, 25 MB it needs no more once restored (in Python's memory now): let them go. Internal to
+ * Pyodide, so guarded; if the options are not there, nothing is lost but the memory.
+ */
+function forgetSnapshot(py) {
+  try {
+    const config = py._api?.config;
+    if (config) {
+      config._loadSnapshot = undefined;
+      config.fsInit = undefined;
+    }
+  } catch { /* kept, as before */ }
+  return py;
 }
 
 /**
