@@ -217,11 +217,11 @@ def cpython_suite(site: Path, slug: str, runs: int = 5) -> tuple[float, float]:
     in-process, as `ol` runs them: the floor under the browser's warm figures (what the hidden suite itself
     costs), measured from the same bundles."""
     from checker import judge
-    bundles = {s: json.loads((site / "assets" / "tl" / "exercises" / f"{s}.json").read_text()) for s in [slug]}
-    bundles.update({d: json.loads((site / "assets" / "tl" / "exercises" / f"{d}.json").read_text())
-                    for d in bundles[slug]["requires"]})
-    bundle = bundles[slug]
-    files = {bundles[d]["importPath"]: bundles[d]["reference"] for d in bundle["requires"]}
+    def load(name: str) -> dict:
+        return json.loads((site / "assets" / "tl" / "exercises" / f"{name}.json").read_text())
+
+    bundle = load(slug)
+    files = {d["importPath"]: d["reference"] for d in map(load, bundle["requires"])}
     files[bundle["importPath"]] = bundle["reference"]
     totals, bodies = [], []
     for i in range(runs + 1):  # the first one warms up, as the browser's warm figures are taken after a check

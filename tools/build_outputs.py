@@ -77,7 +77,7 @@ class WheelsList:
     pyodide:     the Pyodide version the files are for
     wheels:      the judge's wheels (pytest and what it needs), file names in assets/pyodide/
     snapshot:    the memory snapshot's parts, in order (each an LZ4 container of one stretch of it, tools/pack.py
-                 split): downloaded side by side, each decoded as it arrives
+                 split): downloaded side by side, then decoded into one buffer
     snapshot_bytes: their total size, which the worker weighs against the line's speed (start cold on a slow line)
     snapshot_size: the snapshot's size once decoded (its parts' LZ4 headers, summed): Pyodide's memory is made
                  that size, so the worker can create it while the parts are still downloading

@@ -15,7 +15,7 @@ function renderOne({ tex, display }) {
     if (!(err instanceof katex.ParseError)) return { html: null, error: String(err && err.message || err) };
     try {
       return { html: katex.renderToString(tex, options(display, false)), error: err.message };
-    } catch (again) {
+    } catch {
       return { html: null, error: err.message };
     }
   }

@@ -34,6 +34,12 @@ def run_node(script: Path, *args: Path, error: type[Exception] = SnapshotError) 
         raise error(f"{script.relative_to(REPO)} failed:\n{proc.stderr[-2000:]}")
 
 
+def _head(path: Path, size: int = 16) -> bytes:
+    """The first bytes of a file (an LZ4 container's header), without reading the rest."""
+    with path.open("rb") as f:
+        return f.read(size)
+
+
 def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot") -> tuple[str, ...]:
     """Put the snapshot, numpy's pack and the wheels' pack into `assets` (site/assets/pyodide) and name them in
     the wheels list (tools/build_outputs.py); returns the file names of the snapshot's parts."""
@@ -75,7 +81,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     build_outputs.write_wheels_list(assets, info.packed(
         snapshot=parts, numpy=archive_name, wheels_pack=wheels_name,
         snapshot_bytes=sum((assets / name).stat().st_size for name in parts),
-        snapshot_size=sum(pack.contained_size((assets / name).read_bytes()[:16]) for name in parts), compact=True,
+        snapshot_size=sum(pack.contained_size(_head(assets / name)) for name in parts), compact=True,
         snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
         numpy_dynlibs=tuple(json.loads((key / DYNLIBS).read_text(encoding="utf-8")))))
     return parts

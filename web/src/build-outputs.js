@@ -30,8 +30,9 @@ export const OUTPUTS = Object.freeze({
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
  *   snapshotCompactBytes: number, numpyDynlibs: string[]}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
- *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known); `numpyPack` (numpy repacked with its bytecode, replacing its wheel)
- *   and `wheelsPack` (the judge's wheels as one pack, replacing `wheels`) are "" when the build made none;
+ *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
+ *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
+ *   pack, replacing `wheels`) are "" when the build made none;
  *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
  *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].

@@ -120,7 +120,7 @@ function searchGate() {
   };
 }
 
-/** Run a page-wide step (maths, accessibility repairs, catalogues) without letting its failure stop the rest. */
+/** Run a page-wide step (accessibility repairs, catalogues) without letting its failure stop the rest. */
 function attempt(step) {
   try {
     step();

@@ -33,9 +33,9 @@ export function joined(parts, into = null) {
   const out = into ?? new Uint8Array(total);
   let offset = 0;
   parts.forEach((part, i) => {
-    const into = out.subarray(offset, offset + sizes[i]);
-    if (isContainer(part)) decode(part, into);
-    else into.set(part);
+    const slot = out.subarray(offset, offset + sizes[i]);
+    if (isContainer(part)) decode(part, slot);
+    else slot.set(part);
     offset += sizes[i];
   });
   return out;
