@@ -183,7 +183,8 @@ def test_a_wide_catalogue_scrolls_in_its_own_box_on_a_phone(page, fixture_url):
 def focused(page) -> str:
     return page.evaluate("""() => { const a = document.activeElement;
         if (!a || a === document.body) return 'body';
-        if (a.classList.contains('cm-content')) return 'editor:' + a.closest('.tl-cell').dataset.exercise;
+        // CodeMirror's editable area, or the plain editor that stands in for it until it loads (plain-editor.js)
+        if (a.matches('.cm-content, .tl-editor-plain')) return 'editor:' + a.closest('.tl-cell').dataset.exercise;
         return a.tagName.toLowerCase() + '.' + [...a.classList].filter((c) => c !== 'focus-visible').join('.'); }""")
 
 

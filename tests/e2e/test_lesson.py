@@ -109,6 +109,53 @@ def test_the_maths_arrives_rendered_and_katex_is_not_loaded(page, fixture_url, r
     assert any(u.endswith("/assets/tl/tl.js") for u in recorder.requests)
 
 
+EDITOR_CHUNK = "/assets/tl/chunks/editor-"
+
+
+def test_the_editor_is_plain_until_python_has_started_or_the_learner_touches_it(page, fixture_url, recorder):
+    """CodeMirror (a chunk of its own) is not loaded while Python starts (plain-editor.js): each cell shows a
+    textarea with its code. Focusing one hands it over to CodeMirror at once, focus and text kept; the others
+    follow once Python has settled."""
+    held, let_through = [], []
+
+    def hold(route):
+        if let_through:
+            route.continue_()
+        else:
+            held.append(route)
+    page.context.route(re.compile(r".*/assets/pyodide/.*"), hold)  # Python cannot start until these are let through
+    page.goto(fixture_url + LESSON)
+    cells = page.locator(".tl-cell")
+    page.wait_for_function("n => document.querySelectorAll('.tl-cell textarea.tl-editor-plain').length === n",
+                           arg=cells.count())
+    page.wait_for_timeout(300)
+    assert page.locator(".cm-editor").count() == 0
+    assert [u for u in recorder.requests if EDITOR_CHUNK in u] == []
+    plain = cell(page, SLUG).locator("textarea.tl-editor-plain")
+    assert plain.input_value() == get_code(page, SLUG)
+    assert plain.get_attribute("aria-label")
+
+    example = page.locator('.tl-cell[data-kind="example"]').first
+    example.locator("textarea").click()
+    example.locator(".cm-editor.cm-focused").wait_for()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# typed at once")
+    code = page.evaluate("(el) => el.tlCell.editor.getCode()", example.element_handle())
+    assert code.endswith("# typed at once"), code
+    assert page.locator(".cm-editor").count() == 1, "only the touched editor was handed over"
+
+    let_through.append(True)
+    for route in held:
+        route.continue_()
+    wait_python(page, SLUG)
+    page.wait_for_function("n => document.querySelectorAll('.tl-cell .cm-editor').length === n"
+                           " && !document.querySelector('.tl-cell textarea.tl-editor-plain')", arg=cells.count(),
+                           timeout=60_000)
+    assert len([u for u in recorder.requests if EDITOR_CHUNK in u]) == 1
+    press_in_editor(page, SLUG, "Control+Enter")  # CodeMirror has the cell's shortcuts too
+    assert wait_result(page, SLUG) in ("failed", "error")
+
+
 def test_reference_passes_every_hidden_test_with_ctrl_enter(page, fixture_url):
     page.goto(fixture_url + LESSON)
     set_code(page, SLUG, reference(FIXTURE, SLUG))

@@ -6,7 +6,7 @@
  * store.js (cell/autosave.js), the exercise bundles, and the dependency rule (dependencies.js). The verdict shown
  * is the judge's (checker/judge.py in the worker); nothing here decides pass or fail.
  */
-import { createEditor as codeMirrorEditor } from "./editor.js";
+import { plainFirst } from "./plain-editor.js";
 import { keys } from "./store.js";
 import { diffLines } from "./diff.js";
 import { applyRule } from "./dependencies.js";
@@ -30,12 +30,25 @@ export { summarise } from "./cell/summary.js";
 const WARM_UP_DELAY_MS = 300;
 
 /**
+ * The page's editors: a textarea first, CodeMirror (a chunk of its own) once Python has settled or the learner
+ * touches the editor (plain-editor.js). One `settled()` per Python worker, shared by its cells.
+ */
+const editorsFor = new WeakMap();
+function pageEditor(python) {
+  if (!editorsFor.has(python)) {
+    const upgradeWhen = typeof python.settled === "function" ? python.settled() : Promise.resolve();
+    editorsFor.set(python, plainFirst({ load: () => import("./editor.js").then((m) => m.createEditor), upgradeWhen }));
+  }
+  return editorsFor.get(python);
+}
+
+/**
  * Mount one cell.
  * @param {HTMLElement} root  a .tl-cell placeholder (mdwidgets)
  * @param {{store: object, python: import("./worker-client.js").PythonWorker, base: URL|string,
  *          createEditor?: Function, loadBundle?: (slug: string) => Promise<object>, pathname?: string,
  *          win?: EventTarget, saveDelay?: number}} ctx
- *   createEditor, loadBundle, pathname, win and saveDelay default to the page's (CodeMirror, fetch, location,
+ *   createEditor, loadBundle, pathname, win and saveDelay default to the page's (plain-editor.js, fetch, location,
  *   window, 300 ms); tests pass fakes
  * @returns {{editor: object, run: () => Promise<void>, check: () => Promise<void>, settings: {timeLimit: number},
  *            readonly state: object, destroy: () => void}}
@@ -56,7 +69,7 @@ export function mountCell(root, ctx) {
   model.dispatch(actions.edited(autosave.restore(cell.starter)));
 
   const commands = createCommands(cell, env, model, autosave, settings);
-  const views = createViews(cell, model, autosave, commands, ctx.createEditor || codeMirrorEditor);
+  const views = createViews(cell, model, autosave, commands, ctx.createEditor || pageEditor(env.python));
   commands.editor = views.editor.editor;
   root.querySelector(":scope > .tl-fallback")?.remove();
   root.append(...views.all.map((v) => v.dom));

@@ -14,10 +14,11 @@ import { classHighlighter } from "@lezer/highlight";
 
 /**
  * @param {{parent: HTMLElement, doc: string, label: string, onChange: (code: string) => void,
- *          onPrimary: () => void, onSecondary?: () => void}} options
- *   onPrimary runs on Ctrl/⌘+Enter, onSecondary on Shift+Enter.
+ *          onPrimary: () => void, onSecondary?: () => void, selection?: {anchor: number, head: number}}} options
+ *   onPrimary runs on Ctrl/⌘+Enter, onSecondary on Shift+Enter; selection is where the cursor starts (the
+ *   plain editor's, plain-editor.js, when this one takes over from it)
  */
-export function createEditor({ parent, doc, label, onChange, onPrimary, onSecondary }) {
+export function createEditor({ parent, doc, label, onChange, onPrimary, onSecondary, selection }) {
   const shortcuts = keymap.of([
     { key: "Mod-Enter", run: () => { onPrimary(); return true; }, preventDefault: true },
     { key: "Shift-Enter", run: () => { (onSecondary || onPrimary)(); return true; }, preventDefault: true },
@@ -26,6 +27,7 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
     parent,
     state: EditorState.create({
       doc,
+      selection: selection && within(selection, doc.length),
       extensions: [
         shortcuts, // first, so it wins over basicSetup's bindings of the same keys
         basicSetup,
@@ -53,4 +55,9 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
     /** Remove the editor and its listeners. */
     destroy: () => view.destroy(),
   };
+}
+
+function within({ anchor, head }, length) {
+  const clamp = (n) => Math.max(0, Math.min(length, n));
+  return { anchor: clamp(anchor), head: clamp(head) };
 }
