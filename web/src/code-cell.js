@@ -36,8 +36,9 @@ const WARM_UP_DELAY_MS = 300;
 const editorsFor = new WeakMap();
 function pageEditor(python) {
   if (!editorsFor.has(python)) {
-    const upgradeWhen = typeof python.settled === "function" ? python.settled() : Promise.resolve();
-    editorsFor.set(python, plainFirst({ load: () => import("./editor.js").then((m) => m.createEditor), upgradeWhen }));
+    editorsFor.set(python, plainFirst({
+      load: () => import("./editor.js").then((m) => m.createEditor), upgradeWhen: python.settled(),
+    }));
   }
   return editorsFor.get(python);
 }
