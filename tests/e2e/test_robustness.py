@@ -56,7 +56,12 @@ RUNAWAY = {
     "sleep": "import time\ntime.sleep(60)\n",
     "one long C call": "sum(range(10**12))\n",
     "deep recursion, limit raised": "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)\n",
+    "KeyboardInterrupt caught": "while True:\n    try:\n        while True:\n            pass\n"
+                                "    except KeyboardInterrupt:\n        pass\n",
 }
+# Code that catches the interrupt is ended by a new worker once Python has had its time to unwind
+# (worker-client.js GRACE_MS + UNWIND_MS, 4.5 s); everything else within a few seconds.
+STOP_WITHIN = {"KeyboardInterrupt caught": 9}
 
 
 @pytest.mark.parametrize("name", list(RUNAWAY))
@@ -69,7 +74,7 @@ def test_stop_ends_runaway_code(shared_page, name):
     started = time.monotonic()
     cell(page, SLUG).locator("button.tl-stop").click()
     assert wait_result(page, SLUG, 30_000) == "stopped"
-    assert time.monotonic() - started < 5, "Stop must answer within seconds"
+    assert time.monotonic() - started < STOP_WITHIN.get(name, 5), "Stop must answer within seconds"
     assert get_code(page, SLUG) == RUNAWAY[name], "a stop never loses the code"
     still_works(page)
 

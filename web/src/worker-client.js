@@ -11,7 +11,11 @@
  */
 import { replyProblem, STAGE } from "./protocol.js";
 
-const GRACE_MS = 1500; // how long an interrupt may take before the worker is replaced
+const GRACE_MS = 1500; // how long Python may take to notice an interrupt before the worker is replaced
+// How long Python may take to answer once it has noticed the interrupt: the judge's clean-up after the
+// KeyboardInterrupt (tens of milliseconds here, over a second on a loaded machine), or learner code that
+// caught the KeyboardInterrupt and carried on, which only a new worker ends.
+const UNWIND_MS = 3000;
 const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is ready for a spare to start
 
 let nextId = 1;
@@ -34,15 +38,15 @@ const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName
 export class PythonWorker {
   /**
    * @param {{base: string|URL, spare?: boolean, spareAfter?: Promise<unknown>, createWorker?: (url: URL) => Worker,
-   *          isolated?: boolean, graceMs?: number, spareRetryMs?: number}} options
+   *          isolated?: boolean, graceMs?: number, unwindMs?: number, spareRetryMs?: number}} options
    *   base: absolute URL of the site's assets/ folder; spare: keep a second worker warm once code has run, for a
    *   quick recovery after a Stop; spareAfter: the spare waits until it settles too (main.js: until the service
    *   worker controls the page, so the spare's downloads come from the offline copy rather than the network);
-   *   createWorker, isolated, graceMs and spareRetryMs exist for tests (a fake worker, the interrupt path without
+   *   createWorker, isolated, graceMs, unwindMs and spareRetryMs exist for tests (a fake worker, the interrupt path without
    *   a browser, short waits)
    */
   constructor({ base, spare = true, spareAfter = Promise.resolve(), createWorker = moduleWorker, isolated,
-    graceMs = GRACE_MS, spareRetryMs = SPARE_RETRY_MS }) {
+    graceMs = GRACE_MS, unwindMs = UNWIND_MS, spareRetryMs = SPARE_RETRY_MS }) {
     this.base = base;
     this.spareAllowed = false;
     Promise.resolve(spareAfter).catch(() => {}).then(() => { this.spareAllowed = true; });
@@ -51,6 +55,7 @@ export class PythonWorker {
     this.useSpare = spare;
     this.createWorker = createWorker;
     this.graceMs = graceMs;
+    this.unwindMs = unwindMs;
     this.spareRetryMs = spareRetryMs;
     this.isolated = isolated ?? (typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated === true);
     this.pending = new Map();
@@ -318,9 +323,19 @@ export class PythonWorker {
       slot.port.postMessage({ type: "cancel", id: req.id });
       this.#finish(req, { status: reason, tests: [], stdout: "", traceback: "" });
     } else if (slot.interrupt) {
-      new Uint8Array(slot.interrupt)[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check
-      const lost = () => this.#lost(slot, `${reason}: Python did not respond to the interrupt`);
-      req.graceTimer = setTimeout(lost, this.graceMs);
+      const flag = new Uint8Array(slot.interrupt);
+      flag[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check
+      // Pyodide sets the flag back to 0 as it raises the KeyboardInterrupt: a flag still set after the grace
+      // period means Python never looked (time.sleep, a long C call); a cleared one, that it is unwinding.
+      const unwinding = () => {
+        if (flag[0] !== 0) {
+          this.#lost(slot, `${reason}: Python did not respond to the interrupt`);
+          return;
+        }
+        const lost = () => this.#lost(slot, `${reason}: Python did not finish after the interrupt`);
+        req.graceTimer = setTimeout(lost, this.unwindMs);
+      };
+      req.graceTimer = setTimeout(unwinding, this.graceMs);
     } else {
       this.#lost(slot, reason);
     }

@@ -82,7 +82,12 @@ export class FakeWorker {
       stdout: (text) => this.send({ type: "stdout", id: msg.id, text }),
       result: (result) => this.send({ type: "result", id: msg.id, result }),
       reply: (reply) => this.send({ id: msg.id, ...reply }),
-      interrupted: () => Boolean(this.interrupt && this.interrupt[0] === 2),
+      // As Pyodide does when it raises KeyboardInterrupt: a set flag is read and cleared in one step.
+      interrupted: () => {
+        if (!this.interrupt || this.interrupt[0] !== 2) return false;
+        this.interrupt[0] = 0;
+        return true;
+      },
       worker: this,
     };
     this.behave(msg, api);
@@ -94,7 +99,9 @@ export class FakeWorker {
   }
 }
 
-/** Run: `print:<text>` prints, `loop` spins until interrupted (as Python does), `stuck` never answers, else ok.
+/** Run: `print:<text>` prints, `loop` spins until interrupted (as Python does), `unwind:<ms>` answers <ms> after
+ *  the interrupt (a slow clean-up), `swallow` takes the interrupt and spins on (code that catches
+ *  KeyboardInterrupt), `stuck` never answers, else ok.
  *  Check: every name passes, unless the learner file contains `fail`, or `tamper` (refused as tampered before). */
 export function defaultBehaviour(msg, api) {
   api.started();
@@ -107,6 +114,14 @@ export function defaultBehaviour(msg, api) {
         if (!api.interrupted() && !api.worker.terminated) return;
         clearInterval(spin);
         api.result({ status: "timeout", stdout: "", traceback: "KeyboardInterrupt\n" });
+      }, 2);
+    } else if (msg.code.startsWith("unwind:") || msg.code === "swallow") {
+      const spin = setInterval(() => {
+        if (!api.interrupted()) return;
+        clearInterval(spin);
+        if (msg.code === "swallow") return;
+        setTimeout(() => api.result({ status: "timeout", stdout: "", traceback: "KeyboardInterrupt\n" }),
+          Number(msg.code.slice(7)));
       }, 2);
     } else if (msg.code !== "stuck") {
       api.result({ status: "ok", stdout: "", traceback: "" });

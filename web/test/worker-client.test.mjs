@@ -74,7 +74,8 @@ test("Stop with isolation interrupts Python in place: no restart", async (t) => 
   assert.equal(result.status, "stopped", "the worker's timeout is reported as the learner's Stop");
   assert.equal(python.restarts, 0);
   assert.equal(workers.length, 1);
-  assert.equal(workers[0].interrupt[0], 2);
+  assert.equal(workers[0].interrupt[0], 0, "Python took the interrupt");
+  workers[0].interrupt[0] = 2; // a Stop pressed as the run ended, never taken
   const next = await python.request("run", { code: "print:3", filename: "a.py" });
   assert.equal(next.stdout, "3\n");
   assert.equal(workers[0].interrupt[0], 0, "each request clears the interrupt first");
@@ -91,6 +92,35 @@ test("an interrupt Python does not answer within the grace period replaces the w
   assert.equal(python.restarts, 1);
   assert.equal(workers.length, 2);
 });
+
+test("Python that took the interrupt but unwinds past the grace period is waited for, not replaced", async (t) => {
+  const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20, unwindMs: 1000 });
+  t.after(() => python.dispose());
+  const done = python.request("run", { code: "unwind:120", filename: "a.py" });
+  await until(() => started(python), 1000, "the run to start");
+  python.stop();
+  const result = await done;
+  assert.equal(result.status, "stopped");
+  assert.ok(result.ms >= 100, `answered after the grace period (${result.ms} ms)`);
+  assert.equal(python.restarts, 0);
+  assert.equal(workers.length, 1);
+});
+
+test("code that catches the KeyboardInterrupt and carries on gets a new worker once the unwind time is up",
+  async (t) => {
+    const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20, unwindMs: 60 });
+    t.after(() => python.dispose());
+    const done = python.request("run", { code: "swallow", filename: "a.py" });
+    await until(() => started(python), 1000, "the run to start");
+    const t0 = performance.now();
+    python.stop();
+    const result = await done;
+    assert.equal(result.status, "stopped");
+    assert.ok(performance.now() - t0 >= 75, "not before grace + unwind");
+    assert.equal(python.restarts, 1);
+    assert.equal(workers.length, 2);
+    assert.equal((await python.request("run", { code: "print:4", filename: "a.py" })).stdout, "4\n");
+  });
 
 test("the time limit stops code without a click, counted from 'started'", async (t) => {
   const { python, workers } = fakePython({ spare: false });
