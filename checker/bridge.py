@@ -23,15 +23,19 @@ def run(code: str, filename: str, files_json: str, write, _run=judge.run, _dumps
     """The Run button: `judge.run` with its output streamed to `write` (a JavaScript function); a RunResult,
     with `figures` (checker/figures.py: the images and notes of what it drew, in order) when it drew any."""
     result = None
+    drawn = None
     try:
         with _collecting() as drawn:
             result = _run(code, filename, files=_loads(files_json), workdir=WORKDIR, on_write=write)
-    except KeyboardInterrupt:  # Stop while the figures left open were being drawn
+    except KeyboardInterrupt:  # Stop outside the learner's code: setting up, or drawing the figures left open
         result = {**(result or {"stdout": "", "traceback": ""}), "status": "timeout"}
-    items = drawn.result()
-    if items:
-        result["figures"] = items
-    return _dumps(result)
+    try:
+        items = drawn.result() if drawn is not None else []
+        if items:
+            result["figures"] = items
+        return _dumps(result)
+    except KeyboardInterrupt:  # Stop as the run ended
+        return _dumps({**result, "status": "timeout"})
 
 
 def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
@@ -39,10 +43,12 @@ def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.
     """The Check button: `judge.check` on a check request's tests, files, learner and names (and the build's
     assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult.
     Nothing is drawn (checker/figures.py); figures the learner's module opened are closed after."""
-    p = _loads(payload_json)
     try:
+        p = _loads(payload_json)
         return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
                              workdir=WORKDIR, rewritten=p.get("rewritten")))
+    except KeyboardInterrupt:  # a Stop as the check began or ended, outside the judge's own handling
+        return _dumps({"status": "timeout", "tests": [], "stdout": "", "traceback": "", "phase": "import"})
     finally:
         _close()
 

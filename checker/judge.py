@@ -447,12 +447,12 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
     only:    restrict the run to these test names (used by validation to re-check one mutant quickly)
     rewritten: the build's assertion rewriting of `tests` (adopt_rewriting), or None
     """
-    prepare()
-    if rewritten:
-        adopt_rewriting(Path(workdir), tests, rewritten)
     job = _Job(tests, files, learner, Path(workdir), list(names), time_limit, list(only))
     out = CappedStream()
-    try:
+    try:  # a Stop can land anywhere in here, the set-up included: it is a verdict too
+        prepare()
+        if rewritten:
+            adopt_rewriting(job.workdir, tests, rewritten)
         with _staged(job), isolated(out, job.src, job.modules, (job.run_dir, job.test_dir)):
             result = _judge(job)
     except BaseException as exc:  # noqa: BLE001 - nothing throws across the boundary

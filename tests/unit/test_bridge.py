@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -28,6 +29,25 @@ def test_check_speaks_json_and_keeps_the_phase(monkeypatch, tmp_path):
     assert (result["status"], result["phase"]) == ("passed", "tests")
     broken = json.loads(bridge.check(payload("ONE = (\n")))
     assert (broken["status"], broken["phase"]) == ("error", "import")
+
+
+def test_a_stop_outside_the_judge_is_still_a_stopped_result(monkeypatch, tmp_path):
+    """A KeyboardInterrupt the judge did not see (a Stop as the bridge began or ended) is a stopped result: one
+    that reached the worker would be taken for a broken interpreter, and cost a new worker."""
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def escaped(call, *args, **kwargs):  # a failure of this test, rather than the end of the whole session
+        try:
+            return json.loads(call(*args, **kwargs))
+        except KeyboardInterrupt:
+            pytest.fail(f"KeyboardInterrupt escaped bridge.{call.__name__}")
+
+    monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path))
+    result = escaped(bridge.check, payload("ONE = 1\n"), _check=interrupted)
+    assert (result["status"], result["tests"], result["phase"]) == ("timeout", [], "import")
+    ran = escaped(bridge.run, "print('hi')", "main.py", "{}", print, _collecting=interrupted)
+    assert ran == {"status": "timeout", "stdout": "", "traceback": ""}
 
 
 def test_run_streams_output_to_the_callback(monkeypatch, tmp_path):
@@ -151,3 +171,59 @@ def test_loading_matplotlib_leaves_the_tamper_baseline_clean(monkeypatch, tmp_pa
     json.loads(bridge.run("import matplotlib.pyplot as plt\nplt.plot([1]); plt.show()", "main.py", "{}", print))
     assert integrity.changes() == []
     assert "checker.figures" in integrity._baseline["sys.modules"]
+
+
+def _interrupted_at(n: int, call, *args):
+    """Call `call(*args)` with SIGINT raised at the n-th Python function call (1: `call` itself), as the browser's Stop lands wherever
+    Python is; -> (what it returned or None, whether the KeyboardInterrupt escaped, how many calls it made)."""
+    calls = 0
+
+    def hook(frame, event, arg):
+        nonlocal calls
+        if event == "call":
+            calls += 1
+            if calls == n:
+                sys.setprofile(None)
+                signal.raise_signal(signal.SIGINT)
+
+    sys.setprofile(hook)
+    try:
+        return call(*args), False, calls
+    except KeyboardInterrupt:
+        return None, True, calls
+    finally:
+        sys.setprofile(None)
+
+
+ENTRIES = {  # entry point -> its arguments, and the status it gives when nothing stops it
+    "check": (lambda: (payload("ONE = 1\n"),), "passed"),
+    "run": (lambda: ("import tl_bridge_x\nprint(tl_bridge_x.ONE)\n", "main.py",
+                     json.dumps({"tl_bridge_x.py": "ONE = 1\n"}), lambda text: None), "ok"),
+}
+
+
+@pytest.mark.parametrize("entry", list(ENTRIES))
+def test_a_stop_anywhere_ends_in_a_result_and_the_next_request_is_right(monkeypatch, tmp_path, entry):
+    """The Stop of a cross-origin isolated page raises KeyboardInterrupt wherever Python is: in the judge's set-up,
+    in pytest, in the clean-up. Sampled over a whole check (or run), every one ends in a result (an escaped one
+    would cost a new worker) and leaves the interpreter as it found it: the next request is judged right."""
+    monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path))
+    call, (make_args, clean) = getattr(bridge, entry), ENTRIES[entry]
+    args = make_args()
+    stdout, path = sys.stdout, list(sys.path)
+    _, _, total = _interrupted_at(0, call, *args)
+    # From call 2 on: a stop as the entry point is entered, before its first line, reaches the worker, which
+    # takes a KeyboardInterrupt for a stopped request (web/src/worker.js invoke).
+    points = sorted({max(2, round(total ** (i / 40))) for i in range(1, 41)} | {2, 3, 5, 8})
+    escaped, statuses = [], set()
+    for n in points:
+        got, escaped_here, _ = _interrupted_at(n, call, *args)
+        if escaped_here:
+            escaped.append(n)
+            continue
+        statuses.add(json.loads(got)["status"])
+        after = json.loads(call(*args))
+        assert after["status"] == clean, f"after a stop at call {n} of {total}: {after}"
+        assert (sys.stdout, sys.path) == (stdout, path), f"a stop at call {n} left the interpreter changed"
+    assert not escaped, f"KeyboardInterrupt escaped bridge.{entry} at calls {escaped} of {total}"
+    assert "timeout" in statuses, statuses

@@ -471,6 +471,22 @@ def test_stop_between_the_learners_code_and_the_suite_is_a_timeout(tmp_path, mon
     assert [t["message"] for t in result["tests"]] == ["not judged: stopped"] * 2
 
 
+@pytest.mark.parametrize("step", ["prepare", "adopt_rewriting", "_staged"])
+def test_stop_during_the_set_up_is_a_verdict_not_an_exception(tmp_path, monkeypatch, step):
+    """The browser's Stop can land as a check begins, before any learner code: it ends in a result all the same
+    (an escaped KeyboardInterrupt would cost the learner a new worker)."""
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(judge, step, interrupted)
+    try:
+        result = check(tmp_path, GOOD, rewritten={"tag": "any"})
+    except KeyboardInterrupt:  # a failure of this test, rather than the end of the whole session
+        pytest.fail(f"KeyboardInterrupt in {step} escaped check()")
+    assert (result["status"], result["phase"]) == ("timeout", "import")
+    assert [t["message"] for t in result["tests"]] == ["not judged: stopped"] * 2
+
+
 # --- check(): isolation ------------------------------------------------------------------------------------------
 
 ABS_TESTS = {"test_tiny.py": "import tinyllm.x\n\ndef test_abs():\n    assert abs(-2) == 2, 'abs is broken'\n"}

@@ -545,10 +545,12 @@ function loadFor(session, wanted, msg) {
   });
 }
 
-function invoke(fn) {
+function invoke(fn, stopped) {
   try {
     return parse(fn());
   } catch (err) {
+    // A Stop in the few steps of the bridge outside its own handling: stopped, the interpreter is fine.
+    if (err && err.type === "KeyboardInterrupt") return stopped;
     // The judge turns every Python exception into a result, so anything reaching here broke the interpreter
     // itself (os._exit, a wasm trap, the JS stack exhausted by deep recursion in C).
     const text = String(err && err.message ? err.message : err).split("\n").slice(-3).join(" ");
@@ -592,11 +594,12 @@ async function handle(msg) {
   let result;
   if (msg.type === "run") {
     const write = (text) => post({ type: "stdout", id: msg.id, text });
-    result = invoke(() => bridge.run(msg.code, msg.filename, JSON.stringify(msg.files || {}), write));
+    result = invoke(() => bridge.run(msg.code, msg.filename, JSON.stringify(msg.files || {}), write),
+      { status: "timeout", stdout: "", traceback: "" });
   } else {
     result = invoke(() => bridge.check(JSON.stringify({
       tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names, rewritten: msg.rewritten,
-    })));
+    })), { status: "timeout", tests: [], stdout: "", traceback: "", phase: "import" });
   }
   if (result) post({ type: "result", id: msg.id, result });
 }
