@@ -174,8 +174,9 @@ def test_loading_matplotlib_leaves_the_tamper_baseline_clean(monkeypatch, tmp_pa
 
 
 def _interrupted_at(n: int, call, *args):
-    """Call `call(*args)` with SIGINT raised at the n-th Python function call (1: `call` itself), as the browser's Stop lands wherever
-    Python is; -> (what it returned or None, whether the KeyboardInterrupt escaped, how many calls it made)."""
+    """Call `call(*args)` with SIGINT raised at the n-th Python function call (1: `call` itself), as the
+    browser's Stop lands wherever Python is; -> (what it returned or None, whether the KeyboardInterrupt
+    escaped, how many calls it made)."""
     calls = 0
 
     def hook(frame, event, arg):

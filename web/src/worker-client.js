@@ -13,8 +13,8 @@ import { replyProblem, STAGE } from "./protocol.js";
 
 const GRACE_MS = 1500; // how long Python may take to notice an interrupt before the worker is replaced
 // How long Python may take to answer once it has noticed the interrupt: the judge's clean-up after the
-// KeyboardInterrupt (tens of milliseconds here, over a second on a loaded machine), or learner code that
-// caught the KeyboardInterrupt and carried on, which only a new worker ends.
+// KeyboardInterrupt (40-170 ms from Stop to the answer on this project's machine, loaded or not), or learner code
+// that caught the KeyboardInterrupt and carried on, which only a new worker ends.
 const UNWIND_MS = 3000;
 const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is ready for a spare to start
 
@@ -42,8 +42,8 @@ export class PythonWorker {
    *   base: absolute URL of the site's assets/ folder; spare: keep a second worker warm once code has run, for a
    *   quick recovery after a Stop; spareAfter: the spare waits until it settles too (main.js: until the service
    *   worker controls the page, so the spare's downloads come from the offline copy rather than the network);
-   *   createWorker, isolated, graceMs, unwindMs and spareRetryMs exist for tests (a fake worker, the interrupt path without
-   *   a browser, short waits)
+   *   createWorker, isolated, graceMs, unwindMs and spareRetryMs exist for tests (a fake worker, the interrupt
+   *   path without a browser, short waits)
    */
   constructor({ base, spare = true, spareAfter = Promise.resolve(), createWorker = moduleWorker, isolated,
     graceMs = GRACE_MS, unwindMs = UNWIND_MS, spareRetryMs = SPARE_RETRY_MS }) {
