@@ -269,7 +269,8 @@ def test_stop_an_infinite_loop_with_isolation(page, fixture_isolated_url):
     assert page.evaluate("crossOriginIsolated") is True
     wait_python(page, SLUG)
     _stop_and_recover(page, SLUG)
-    assert page.evaluate("window.tinyllm.python.restarts") == 0  # interrupted in place, nothing reloaded
+    # Interrupted in place, nothing reloaded; else the worker client says why it gave the worker up.
+    assert page.evaluate("window.tinyllm.python.restarts") == 0, page.evaluate("window.tinyllm.python.losses")
 
 
 def test_run_typed_code_and_the_example_cells(page, fixture_url):

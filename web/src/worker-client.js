@@ -60,6 +60,7 @@ export class PythonWorker {
     this.isolated = isolated ?? (typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated === true);
     this.pending = new Map();
     this.restarts = 0;
+    this.losses = []; // why each worker was given up, newest last (at most 20): for tests and bug reports
     this.spare = null;
     this.spareTimer = null;
     this.live = null;
@@ -189,6 +190,7 @@ export class PythonWorker {
 
   /** The live worker died or misbehaved: fail its requests plainly and bring up a replacement. */
   #lost(slot, message) {
+    this.losses = [...this.losses.slice(-19), message];
     slot.worker.terminate();
     slot.port.close();
     if (slot === this.spare) {

@@ -91,6 +91,7 @@ test("an interrupt Python does not answer within the grace period replaces the w
   assert.equal(result.status, "stopped");
   assert.equal(python.restarts, 1);
   assert.equal(workers.length, 2);
+  assert.deepEqual(python.losses, ["stopped: Python did not respond to the interrupt"]);
 });
 
 test("Python that took the interrupt but unwinds past the grace period is waited for, not replaced", async (t) => {
@@ -119,6 +120,7 @@ test("code that catches the KeyboardInterrupt and carries on gets a new worker o
     assert.ok(performance.now() - t0 >= 75, "not before grace + unwind");
     assert.equal(python.restarts, 1);
     assert.equal(workers.length, 2);
+    assert.deepEqual(python.losses, ["stopped: Python did not finish after the interrupt"]);
     assert.equal((await python.request("run", { code: "print:4", filename: "a.py" })).stdout, "4\n");
   });
 
