@@ -109,19 +109,13 @@ export function defaultBehaviour(msg, api) {
     if (msg.code.startsWith("print:")) {
       api.stdout(`${msg.code.slice(6)}\n`);
       api.result({ status: "ok", stdout: `${msg.code.slice(6)}\n`, traceback: "" });
-    } else if (msg.code === "loop") {
+    } else if (msg.code === "loop" || msg.code === "swallow" || msg.code.startsWith("unwind:")) {
+      const unwindMs = msg.code.startsWith("unwind:") ? Number(msg.code.slice(7)) : 0;
       const spin = setInterval(() => {
         if (!api.interrupted() && !api.worker.terminated) return;
         clearInterval(spin);
-        api.result({ status: "timeout", stdout: "", traceback: "KeyboardInterrupt\n" });
-      }, 2);
-    } else if (msg.code.startsWith("unwind:") || msg.code === "swallow") {
-      const spin = setInterval(() => {
-        if (!api.interrupted()) return;
-        clearInterval(spin);
         if (msg.code === "swallow") return;
-        setTimeout(() => api.result({ status: "timeout", stdout: "", traceback: "KeyboardInterrupt\n" }),
-          Number(msg.code.slice(7)));
+        setTimeout(() => api.result({ status: "timeout", stdout: "", traceback: "KeyboardInterrupt\n" }), unwindMs);
       }, 2);
     } else if (msg.code !== "stuck") {
       api.result({ status: "ok", stdout: "", traceback: "" });
