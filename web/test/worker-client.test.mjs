@@ -8,6 +8,16 @@ import { defaultBehaviour, fakePython, tick, until } from "./fakes.mjs";
 /** Whether the client has heard "started" for every pending request (Stop then interrupts rather than withdraws). */
 const started = (python) => python.pending.size > 0 && [...python.pending.values()].every((r) => r.started);
 
+/** Run `code` and press Stop once it has started: its result, and how long after Stop it came. */
+async function stopOnceStarted(python, code) {
+  const done = python.request("run", { code, filename: "a.py" });
+  await until(() => started(python), 1000, "the run to start");
+  const stoppedAt = performance.now();
+  python.stop();
+  const result = await done;
+  return { result, waited: performance.now() - stoppedAt };
+}
+
 const CHECK = { tests: { "test_x.py": "def test_a(): pass" }, files: { "x.py": "ok = 1" }, learner: "x.py", names: ["test_a", "test_b"] };
 
 test("a run is queued until Python is ready, then answered with its output streamed", async (t) => {
@@ -84,10 +94,7 @@ test("Stop with isolation interrupts Python in place: no restart", async (t) => 
 test("an interrupt Python does not answer within the grace period replaces the worker", async (t) => {
   const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20 });
   t.after(() => python.dispose());
-  const done = python.request("run", { code: "stuck", filename: "a.py" });
-  await until(() => started(python), 1000, "the run to start");
-  python.stop();
-  const result = await done;
+  const { result } = await stopOnceStarted(python, "stuck");
   assert.equal(result.status, "stopped");
   assert.equal(python.restarts, 1);
   assert.equal(workers.length, 2);
@@ -97,10 +104,7 @@ test("an interrupt Python does not answer within the grace period replaces the w
 test("Python that took the interrupt but unwinds past the grace period is waited for, not replaced", async (t) => {
   const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20, unwindMs: 1000 });
   t.after(() => python.dispose());
-  const done = python.request("run", { code: "unwind:120", filename: "a.py" });
-  await until(() => started(python), 1000, "the run to start");
-  python.stop();
-  const result = await done;
+  const { result } = await stopOnceStarted(python, "unwind:120");
   assert.equal(result.status, "stopped");
   assert.ok(result.ms >= 100, `answered after the grace period (${result.ms} ms)`);
   assert.equal(python.restarts, 0);
@@ -111,13 +115,9 @@ test("code that catches the KeyboardInterrupt and carries on gets a new worker o
   async (t) => {
     const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20, unwindMs: 60 });
     t.after(() => python.dispose());
-    const done = python.request("run", { code: "swallow", filename: "a.py" });
-    await until(() => started(python), 1000, "the run to start");
-    const t0 = performance.now();
-    python.stop();
-    const result = await done;
+    const { result, waited } = await stopOnceStarted(python, "swallow");
     assert.equal(result.status, "stopped");
-    assert.ok(performance.now() - t0 >= 75, "not before grace + unwind");
+    assert.ok(waited >= 75, "not before grace + unwind");
     assert.equal(python.restarts, 1);
     assert.equal(workers.length, 2);
     assert.deepEqual(python.losses, ["stopped: Python did not finish after the interrupt"]);
