@@ -13,7 +13,7 @@ import json
 import os
 import site
 
-from . import figures, integrity, judge
+from . import diagnosis, figures, integrity, judge
 
 WORKDIR = "/tmp/tl"  # where checks and runs write their files, in Pyodide's in-memory file system
 
@@ -39,14 +39,20 @@ def run(code: str, filename: str, files_json: str, write, _run=judge.run, _dumps
 
 
 def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
-          _close=figures.close_all) -> str:
+          _close=figures.close_all, _diagnose=diagnosis.diagnose) -> str:
     """The Check button: `judge.check` on a check request's tests, files, learner and names (and the build's
-    assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult.
-    Nothing is drawn (checker/figures.py); figures the learner's module opened are closed after."""
+    assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult, with the known
+    mistakes its failure looks like as `diagnosis` when the request carries the exercise's `mistakes`
+    (checker/diagnosis.py). Nothing is drawn (checker/figures.py); figures the learner's module opened are
+    closed after."""
     try:
         p = _loads(payload_json)
-        return _dumps(_check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
-                             workdir=WORKDIR, rewritten=p.get("rewritten")))
+        result = _check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
+                        workdir=WORKDIR, rewritten=p.get("rewritten"))
+        found = _diagnose(result, p.get("mistakes") or [])
+        if found:
+            result["diagnosis"] = found
+        return _dumps(result)
     except KeyboardInterrupt:  # a Stop as the check began or ended, outside the judge's own handling
         return _dumps({"status": "timeout", "tests": [], "stdout": "", "traceback": "", "phase": "import"})
     finally:

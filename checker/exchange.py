@@ -8,7 +8,11 @@ The format is the progress page's Export (web/src/store.js `exportAll`), extende
               "result:<slug>":         the browser's last check (only the browser writes these),
               "elsewhere:<slug>":      {"status": "passed", "by": "ol", "sha256": ..., "when": ..., "build": ...},
               "prompt:<slug>/<id>":    an answer or prediction (browser only; ol keeps them to pass them on),
-              "prefs:<slug>":          the browser's per-exercise preferences}}
+              "prefs:<slug>":          the browser's per-exercise preferences,
+              "draft:<slug>":          never written (a browser's own unsaved edits), read past,
+              "help:<slug>":           {"hints": revealed, "failed": failed checks, "revealed"?: <ms>}: the help
+                                       taken (both sides merge it: larger counts, earlier reveal),
+              "settings:<name>":       a course-wide preference ("settings:diagnoses": true | false)}}
 
 Neither side trusts the other's verdicts: a pass from `ol` arrives in the browser as `elsewhere:` ("checked
 elsewhere") and counts once the page has checked the code itself; code from the browser arrives in `ol` as files
@@ -25,7 +29,8 @@ from dataclasses import dataclass, field
 FORMAT = "tinyllm-progress"
 COURSE = "tinyllm"  # the course a file belongs to; another course's file is refused
 VERSION = "v1"
-KEY_RE = re.compile(r"^(code|result|elsewhere|prefs):([a-z0-9]+(?:-[a-z0-9]+)*)$|^prompt:([a-z0-9-]+)/([a-z0-9-]+)$")
+KEY_RE = re.compile(r"^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a-z0-9]+)*)$"
+                    r"|^prompt:([a-z0-9-]+)/([a-z0-9-]+)$|^settings:[a-z0-9-]+$")
 
 
 class ExchangeError(ValueError):
@@ -97,3 +102,21 @@ def render(data: dict[str, object], *, course: str, build: str, origin: str) -> 
 
 def now_ms() -> int:
     return int(dt.datetime.now(dt.timezone.utc).timestamp() * 1000)
+
+
+def merge_help(mine: object, theirs: object) -> dict:
+    """Help taken on an exercise from two records (the learner's here, a file's): nothing revealed is hidden
+    again, so the larger counts and the earlier reveal win (web/src/exchange.js `mergeHelp`)."""
+    a = mine if isinstance(mine, dict) else {}
+    b = theirs if isinstance(theirs, dict) else {}
+
+    def count(value: object) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    merged: dict = {"hints": max(count(a.get("hints")), count(b.get("hints"))),
+                    "failed": max(count(a.get("failed")), count(b.get("failed")))}
+    reveals = [v for v in (a.get("revealed"), b.get("revealed"))
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    if reveals:
+        merged["revealed"] = min(reveals)
+    return merged

@@ -13,7 +13,7 @@ tests' entries in sys.modules, builtins) is saved and restored in one place, che
 into a verdict too (`_failure`), so a result is data, never an exception:
 
     {"status": "passed" | "failed" | "error" | "timeout",
-     "tests": [{"name", "outcome": "passed" | "failed" | "error", "message", "where"?}],
+     "tests": [{"name", "outcome": "passed" | "failed" | "error", "message", "where"?, "case"?}],
      "stdout": str, "traceback": str,
      "phase": "import" | "collect" | "tests" | "tampered" | "timeout",
      "tainted"?: "before" | "during", "durations"?: {test name: ms}}
@@ -26,7 +26,9 @@ into a verdict too (`_failure`), so a result is data, never an exception:
   tampered  learner code replaced part of the machinery (checker/integrity.py): nothing was judged; `tainted`
             says whether code run earlier ("before") or this code ("during") did it
   timeout   a time limit stopped the suite while it ran (the browser's interrupt, Stop, Ctrl-C)
-`where` is the failing line, `file:line`, for authors; `durations` the ms each test's body ran.
+`where` is the failing line, `file:line`, for authors; `case` how a test that ran failed, in terms learner code
+cannot change (messages.case: the hidden tests' lines and the exception's type), which checker/diagnosis.py
+compares with the mutants'; `durations` the ms each test's body ran.
 A failed `pytest.raises` ("DID NOT RAISE") is a failure, not an error: the code under test returned instead of
 refusing, it did not crash.
 """
@@ -46,7 +48,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 from . import integrity
 from .isolation import CappedStream, TestTimeout, alarm, isolated, top_modules, write_tree
-from .messages import describe_failure, exception_line, format_traceback, frames, location, short
+from .messages import case, describe_failure, exception_line, format_traceback, frames, location, short
 
 _counter = itertools.count(1)
 
@@ -63,12 +65,14 @@ class _Collector:
         self.collect_errors: list[str] = []
         self.interrupted = False
 
-    def _record(self, name: str, outcome: str, message: str, where: str = "") -> None:
+    def _record(self, name: str, outcome: str, message: str, where: str = "", case: str = "") -> None:
         prev = self.results.get(name)
         if prev is None or prev["outcome"] == "passed":
             self.results[name] = {"name": name, "outcome": outcome, "message": message}
             if where:
                 self.results[name]["where"] = where
+            if case:
+                self.results[name]["case"] = case
 
     def pytest_collectreport(self, report):  # noqa: D401 (pytest hook)
         if report.failed:
@@ -92,7 +96,9 @@ class _Collector:
             outcome, message = "error", f"could not set the test up: {message}"
         if isinstance(exc, KeyboardInterrupt):
             self.interrupted = True
-        self._record(name, outcome, message, location(exc, self.names) or location(exc, self.test_files))
+        param = item.name[len(name):] if item.name.startswith(name + "[") else ""
+        self._record(name, outcome, message, location(exc, self.names) or location(exc, self.test_files),
+                     case(exc, self.test_files, param, call.when))
 
 
 def _timeout_plugin(time_limit: float | None):

@@ -11,7 +11,7 @@ import os
 import pickle
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,9 @@ class Mutant:
     description: str
     pitfall: str
     edits: tuple[Edit, ...]
+    # Mutants that fail every test exactly like this one though they stand for another pitfall, accepted by the
+    # author: a learner making either mistake is shown both, and validation does not warn (checker/diagnosis.py).
+    alike: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,16 @@ class Exercise:
     # The course around the exercise: the milestone gate it counts towards, and what builds on it later.
     milestone: str = ""
     used_by: tuple[UsedBy, ...] = field(default=())
+    # Help for a learner who is stuck: hints (Markdown, maths allowed) offered one at a time after a failed
+    # check, and when the reference may be shown: after a pass (0), or after this many failed checks and every
+    # hint (`reveal`; load_all fills in the course's default, exercises/course.toml, for an exercise without).
+    hints: tuple[str, ...] = field(default=())
+    reveal_after: int | None = None
+
+    @property
+    def reveal(self) -> str:
+        """The reveal policy as written: `after-pass`, or `after-attempts = N`."""
+        return f"after-attempts = {self.reveal_after}" if self.reveal_after else "after-pass"
 
     @property
     def module(self) -> str:
@@ -375,8 +388,11 @@ def _read_toml(path: Path) -> _Fields:
 def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
     """Load `mutants/<name>.toml`: which test must fail, why, and the edits to the reference."""
     f = _read_toml(path)
-    f.unknown({"fails", "description", "pitfall", "edit"})
+    f.unknown({"fails", "description", "pitfall", "edit", "alike"})
     fails = f.text("fails")
+    alike = f.get("alike", list, [], "a list of mutant names")
+    if not all(isinstance(a, str) and NAME_RE.match(a) for a in alike):
+        raise f.fail("alike", f"expected a list of mutant names (their file names without .toml), got {alike!r}")
     if fails not in catalogue:
         raise f.fail("fails", f"{fails!r} is not a test of this exercise's catalogue")
     edits = []
@@ -385,8 +401,9 @@ def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
         edits.append(Edit(find=e.text("find"), replace=e.get("replace", str, what="a string")))
     if not edits:
         raise f.fail("edit", "a mutant needs at least one [[edit]]")
+    # The pitfall is what a learner reads when their failing check looks like this mutant (checker/diagnosis.py).
     return Mutant(name=path.stem, path=path, fails=fails, description=f.text("description"),
-                  pitfall=f.text("pitfall", ""), edits=tuple(edits))
+                  pitfall=f.text("pitfall"), edits=tuple(edits), alike=tuple(alike))
 
 
 _LOADED: dict[Path, tuple[tuple, Exercise]] = {}
@@ -468,7 +485,7 @@ def _load(folder: Path) -> Exercise:
     path = folder / "exercise.toml"
     f = _read_toml(path)
     f.unknown({"id", "title", "kind", "page", "requires", "time_limit", "code", "tests", "prompts",
-               "choices", "prompt_setup", "milestone", "used_by"})
+               "choices", "prompt_setup", "milestone", "used_by", "hints", "reveal"})
     slug = folder.name
     if not SLUG_RE.match(slug):
         raise ManifestError(f"{f.where('id')}: folder {rel(folder)}: name must be kebab-case, like e7-3")
@@ -484,6 +501,34 @@ def _load(folder: Path) -> Exercise:
     milestone = f.get("milestone", str, "", "a milestone id like \"MS-P6\"")
     if milestone and not MILESTONE_RE.match(milestone):
         raise f.fail("milestone", f"expected a milestone id like 'MS-P6', got {milestone!r}")
+    time_limit = f.get("time_limit", float, 10.0, "a number of seconds")
+    if not 0 < time_limit <= 300:
+        raise f.fail("time_limit", "must be between 0 and 300 seconds")
+    if "code" not in f.table:
+        raise f.fail("code", "missing")
+    code = f.sub("code")
+    code.unknown({"path", "starter", "reference", "tests"})
+    learner_path = code.text("path")
+    if not re.match(r"^python/([A-Za-z_][A-Za-z0-9_]*/)*[A-Za-z_][A-Za-z0-9_]*\.py$", learner_path):
+        raise code.fail("path", "expected python/<package>/.../<module>.py")
+    catalogue = _catalogue(f)
+    prompts, choices = _prompts(f), _choices(f)
+    _unique_prompt_ids(f, prompts, choices)
+    tests_file = _tests_file(f, code, folder, path, [t.name for t in catalogue])
+    return Exercise(
+        slug=slug, id=ident, title=f.text("title"), kind=kind, folder=folder, manifest=path,
+        page=f.text("page"), requires=tuple(requires), time_limit=time_limit, learner_path=learner_path,
+        starter=_file(code, "starter", folder, "starter.py"),
+        reference=_file(code, "reference", folder, "reference.py"),
+        tests_file=tests_file, catalogue=catalogue, prompts=prompts, choices=choices,
+        prompt_setup=f.get("prompt_setup", str, "", "a string of Python"),
+        mutants=_mutants(folder, {t.name for t in catalogue}), milestone=milestone, used_by=_used_by(f, ident),
+        hints=_hints(f), reveal_after=_reveal(f),
+    )
+
+
+def _used_by(f: _Fields, ident: str) -> tuple[UsedBy, ...]:
+    """`[[used_by]]`: the later exercises that build on this one (they may not be written yet)."""
     used_by = []
     for u in f.tables("used_by"):
         u.unknown({"id", "how"})
@@ -496,18 +541,11 @@ def _load(folder: Path) -> Exercise:
     dupes = sorted({u.id for u in used_by if [v.id for v in used_by].count(u.id) > 1})
     if dupes:
         raise f.fail("used_by", f"listed twice: {', '.join(dupes)}")
-    time_limit = f.get("time_limit", float, 10.0, "a number of seconds")
-    if not 0 < time_limit <= 300:
-        raise f.fail("time_limit", "must be between 0 and 300 seconds")
+    return tuple(used_by)
 
-    if "code" not in f.table:
-        raise f.fail("code", "missing")
-    code = f.sub("code")
-    code.unknown({"path", "starter", "reference", "tests"})
-    learner_path = code.text("path")
-    if not re.match(r"^python/([A-Za-z_][A-Za-z0-9_]*/)*[A-Za-z_][A-Za-z0-9_]*\.py$", learner_path):
-        raise code.fail("path", "expected python/<package>/.../<module>.py")
 
+def _catalogue(f: _Fields) -> tuple[CatalogueEntry, ...]:
+    """`[[tests]]`: the catalogue of hidden tests, non-empty, each name once."""
     catalogue = []
     for t in f.tables("tests"):
         t.unknown({"name", "kind", "checks", "why"})
@@ -525,7 +563,11 @@ def _load(folder: Path) -> Exercise:
     if dupes:
         second = [i for i, n in enumerate(names) if n == dupes[0]][1]
         raise ManifestError(f"{f.where(f'tests[{second}].name')}: tests: duplicate test names: {', '.join(dupes)}")
+    return tuple(catalogue)
 
+
+def _prompts(f: _Fields) -> tuple[NumericPrompt, ...]:
+    """`[[prompts]]`: the numeric prompts, with their known wrong answers."""
     prompts = []
     for i, p in enumerate(f.tables("prompts")):
         p.unknown({"id", "answer", "expr", "tolerance", "feedback", "explain"})
@@ -541,7 +583,11 @@ def _load(folder: Path) -> Exercise:
             raise p.fail("tolerance", "must be in [0, 1)")
         prompts.append(NumericPrompt(pid, _numbers(p, "answer"), p.text("expr"), tol, tuple(feedback),
                                      p.text("explain"), i))
+    return tuple(prompts)
 
+
+def _choices(f: _Fields) -> tuple[Choice, ...]:
+    """`[[choices]]`: multiple-choice checks and predict-first questions, each with exactly one right option."""
     choices = []
     for i, c in enumerate(f.tables("choices")):
         c.unknown({"id", "kind", "options", "shows_prediction"})
@@ -561,6 +607,12 @@ def _load(folder: Path) -> Exercise:
         if sum(o.correct for o in options) != 1:
             raise c.fail("options", "exactly one option must have correct = true")
         choices.append(Choice(cid, ck, tuple(options), c.text("shows_prediction", ""), i))
+    return tuple(choices)
+
+
+def _unique_prompt_ids(f: _Fields, prompts: tuple[NumericPrompt, ...], choices: tuple[Choice, ...]) -> None:
+    """Prompt and choice ids share one namespace (a learner's answers are saved under them); a predict question
+    a choice shows must exist."""
     ids = [f"prompts[{x.index}]" for x in prompts] + [f"choices[{x.index}]" for x in choices]
     values = [x.id for x in prompts] + [x.id for x in choices]
     dupes = sorted({n for n in values if values.count(n) > 1})
@@ -572,28 +624,75 @@ def _load(folder: Path) -> Exercise:
             raise f.fail(f"choices[{c.index}].shows_prediction",
                          f"no predict question with id {c.shows_prediction!r}")
 
+
+def _tests_file(f: _Fields, code: _Fields, folder: Path, path: Path, names: list[str]) -> Path:
+    """The hidden test file, whose test functions are exactly the catalogue (every mismatch at its own line)."""
+    slug = folder.name
     tests_file = _file(code, "tests", folder, "tests/test_" + slug.replace("-", "_") + ".py")
     if not tests_file.name.startswith("test_"):
         raise code.fail("tests", "the hidden test file's name must start with test_")
     defined = test_definitions(tests_file)
-    # Every mismatch at once, each at its own line: the catalogue entry's name, or the test's def.
     problems = [f"{f.where(f'tests[{i}].name')}: tests[{i}].name: in the catalogue but not defined in "
                 f"{rel(tests_file)}: {n}" for i, n in enumerate(names) if n not in defined]
     problems += [f"{rel(tests_file)}:{line}: {n} is defined here but missing from the catalogue ([[tests]] in "
                  f"{rel(path)})" for n, line in defined.items() if n not in names]
     if problems:
         raise ManifestError(*problems)
+    return tests_file
 
-    mutants = tuple(load_mutant(m, set(names)) for m in sorted((folder / "mutants").glob("*.toml")))
-    return Exercise(
-        slug=slug, id=ident, title=f.text("title"), kind=kind, folder=folder, manifest=path,
-        page=f.text("page"), requires=tuple(requires), time_limit=time_limit, learner_path=learner_path,
-        starter=_file(code, "starter", folder, "starter.py"),
-        reference=_file(code, "reference", folder, "reference.py"),
-        tests_file=tests_file, catalogue=tuple(catalogue), prompts=tuple(prompts), choices=tuple(choices),
-        prompt_setup=f.get("prompt_setup", str, "", "a string of Python"), mutants=mutants,
-        milestone=milestone, used_by=tuple(used_by),
-    )
+
+def _mutants(folder: Path, names: set[str]) -> tuple[Mutant, ...]:
+    """`mutants/*.toml`, each naming a test of the catalogue; `alike` names other mutants of the exercise."""
+    mutants = tuple(load_mutant(m, names) for m in sorted((folder / "mutants").glob("*.toml")))
+    for m in mutants:
+        strangers = [a for a in m.alike if a not in {n.name for n in mutants} or a == m.name]
+        if strangers:
+            raise ManifestError(f"{rel(m.path)}:{line_of_field(m.path, 'alike')}: alike: {strangers[0]!r} is not "
+                                f"another mutant of this exercise")
+    return mutants
+
+
+MAX_HINTS = 6
+
+
+def _hints(f: _Fields) -> tuple[str, ...]:
+    """`[[hints]]`: each a `text` in Markdown, from a nudge to the decisive idea, offered in this order."""
+    hints = []
+    for h in f.tables("hints"):
+        h.unknown({"text"})
+        hints.append(h.text("text").strip())
+    if len(hints) > MAX_HINTS:
+        raise f.fail("hints", f"{len(hints)} hints; at most {MAX_HINTS}: a learner should reach the decisive one")
+    return tuple(hints)
+
+
+def _reveal(f: _Fields) -> int | None:
+    """`reveal`: "after-pass", or a table `after-attempts = N` (N failed checks and every hint, then the
+    reference can be shown). None when the exercise does not say (the course's default applies)."""
+    value = f.table.get("reveal")
+    if value is None:
+        return None
+    if value == "after-pass":
+        return 0
+    if isinstance(value, dict) and set(value) == {"after-attempts"}:
+        n = value["after-attempts"]
+        if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 100:
+            return n
+        raise f.fail("reveal", f"after-attempts must be a whole number of failed checks from 1 to 100, got {n!r}")
+    raise f.fail("reveal", f"expected \"after-pass\" or {{ after-attempts = N }}, got {value!r}")
+
+
+COURSE_FILE = "course.toml"  # in the exercises folder: what every exercise inherits unless it says otherwise
+
+
+def course_defaults(root: Path) -> dict[str, Any]:
+    """The course's defaults from `<root>/course.toml` (`reveal`, as in an exercise.toml); {} without the file."""
+    path = root / COURSE_FILE
+    if not path.is_file():
+        return {}
+    f = _read_toml(path)
+    f.unknown({"reveal"})
+    return {"reveal_after": _reveal(f) or 0}
 
 
 def test_definitions(tests_file: Path) -> dict[str, int]:
@@ -658,6 +757,14 @@ def load_all(root: Path = EXERCISES, errors: list[str] | None = None) -> dict[st
         except ManifestError as exc:
             report(exc)
             found.pop(ex.slug, None)
+    try:
+        defaults = course_defaults(root)
+    except ManifestError as exc:
+        report(exc)
+        defaults = {}
+    for slug, ex in found.items():
+        if ex.reveal_after is None:
+            found[slug] = replace(ex, reveal_after=defaults.get("reveal_after", 0))
     if errors is not None:
         errors.extend(dict.fromkeys(problems))  # a cycle is found from each of its members; say it once
     return found

@@ -150,6 +150,88 @@ def _raises_context(exc: BaseException, test_files: Mapping[str, str]) -> str:
     return ", ".join(shown)
 
 
+CASE_VALUE_CAP = 40  # characters of one loop variable's value in a case
+
+_loops: dict[tuple[str, int], list[tuple[int, int, list[str]]]] = {}  # (file, size) -> (first, last, names)
+
+
+def _loop_targets(filename: str) -> list[tuple[int, int, list[str]]]:
+    """Every `for` loop of a hidden test file (comprehensions too): its first and last line and the names its
+    target binds. Parsed once per file version."""
+    lines = linecache.getlines(filename)
+    key = (filename, hash("".join(lines)))
+    if key not in _loops:
+        try:
+            tree = ast.parse("".join(lines))
+        except (SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        found = []
+        comprehensions = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        for node in ast.walk(tree):
+            targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else \
+                [g.target for g in node.generators] if isinstance(node, comprehensions) else []
+            for loop, target in ((node, t) for t in targets):
+                names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+                found.append((loop.lineno, loop.end_lineno or loop.lineno, names))
+        _loops[key] = found
+    return _loops[key]
+
+
+def _plain(value: object) -> bool:
+    """A value a test's own data is made of: a number, a string, None, or a tuple of those."""
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _iteration(frame, line: int) -> list[str]:
+    """Which iteration of the test's own loops `line` failed in: the plain values of the loop variables of every
+    `for` around it (`what='q_x = 0'`). Loops walk the test's data, so these name the sub-case, not the
+    learner's values; other locals (what the learner's code returned) are never read."""
+    local = frame.f_locals
+    shown = []
+    for first, last, names in _loop_targets(frame.f_code.co_filename):
+        if not first <= line <= last:
+            continue
+        for name in names:
+            value = local.get(name, local)
+            text = repr(value) if value is not local and _plain(value) else ""
+            if text and len(text) <= CASE_VALUE_CAP:
+                shown.append(f"{name}={text}")
+    return shown
+
+
+CASE_DEPTH = 6  # hidden-test lines kept in a case: enough for a test, its helpers and a callback
+
+
+def case(exc: BaseException, test_files: Mapping[str, str], param: str = "", when: str = "call") -> str:
+    """How a test failed, in terms the learner's code cannot change: the lines of the hidden test files on the
+    way to the exception (the sub-case: which assertion, or which call into the learner's code), and the
+    exception's type, as in `[3-1] 214>119 AssertionError`. Never the message, which quotes the learner's values.
+
+    `param` is the parametrisation's id (`[...]`, or ""), `when` pytest's phase (a failed set-up says "setup").
+    A time limit or a Stop is only "timeout": where it landed depends on the machine's speed.
+    checker/diagnosis.py compares these to the mutants' (the "known mistake" a failing check looks like).
+    """
+    if isinstance(exc, (TestTimeout, KeyboardInterrupt)):
+        return f"{param}timeout".strip()
+    steps: list[tuple[int, set[str]]] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in test_files:
+            values = _iteration(tb.tb_frame, tb.tb_lineno)
+            if steps and steps[-1][0] == tb.tb_lineno:  # a comprehension's own frame (Python 3.11) at its line
+                steps[-1][1].update(values)
+            else:
+                steps.append((tb.tb_lineno, set(values)))
+        tb = tb.tb_next
+    lines = [f"{line}[{', '.join(sorted(values))}]" if values else str(line) for line, values in steps]
+    if len(lines) > CASE_DEPTH:  # deep recursion through a helper: its outer and inner ends say enough
+        lines = lines[: CASE_DEPTH // 2] + ["…"] + lines[-(CASE_DEPTH // 2):]
+    where = ">".join(lines) or "-"
+    return f"{param}{'setup ' if when != 'call' else ''}{where} {type(exc).__name__}"
+
+
 def describe_failure(exc: BaseException, names: Mapping[str, str], time_limit: float | None,
                      test_files: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(outcome, message) for an exception raised inside a test.

@@ -3,7 +3,9 @@
     ol start M07.6      put the starter at python/tinyllm/prob/rejection.py in your folder
     ol tests M07.6      the catalogue of hidden tests: what each checks and why it matters
     ol check M07.6      run the hidden tests on your file; the exit code is the verdict
-    ol diff  M07.6      after a pass: your code against the reference
+    ol diff  M07.6      after a pass (or as the exercise allows): your code against the reference
+    ol hint  M07.6      the next hint, once a check has failed
+    ol diagnoses off    stop naming the known mistake a failing check looks like (on: name it again)
     ol list             every exercise and its status in this folder
     ol export FILE      your code and passes as the site's progress file (the progress page imports it)
     ol import FILE      the site's progress export: its code into python/..., nothing counted as passed
@@ -25,7 +27,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import exchange, manifest, olrun
+from . import diagnosis, exchange, manifest, olrun
 from .manifest import Exercise, ManifestError
 from .progress import CHANGED, NOT_STARTED, PASSED, STATE_DIR, Progress, ProgressError, backup, build_order, \
     ensure_state_dir, find_workspace, sha256_of
@@ -33,6 +35,7 @@ from .progress import CHANGED, NOT_STARTED, PASSED, STATE_DIR, Progress, Progres
 ENV_EXERCISES = "TL_EXERCISES"
 PACKAGED = Path(__file__).resolve().parent / "course"  # present in the tinyllm-ol wheel only
 IMPORTED = "imported.json"  # under .ol/: what an import brought that ol does not use itself (answers, prefs)
+MISTAKES = "mistakes.json"  # beside an exercise's manifest in the wheel: its known mistakes (tools/ol_wheel.py)
 WIDTH = 100
 OUTPUT_LINES = 40  # lines of the learner's own printed output shown after a check
 
@@ -352,10 +355,12 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
                 f"could. Python says:")
         print(traceback_text)
         _print_output(result.get("stdout", ""))
+        _count_failure(ex, folder, result)
         return FAILED
     if phase == "collect":
         last = [line for line in traceback_text.splitlines() if line.strip()][-1:] or ["no result"]
         say(f"{ex.id}: the hidden tests could not be loaded against your file: {last[0]}")
+        _count_failure(ex, folder, result)
         return FAILED
     _print_tests(result, exercises)
     if phase == "tampered":  # nothing was judged: say why
@@ -377,9 +382,155 @@ def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: P
         return 0
     parts = [f"{passed} passed", f"{failed} failed"] + ([f"{errors} error" + "s" * (errors > 1)] if errors else [])
     first = next(t["name"] for t in tests if t["outcome"] != "passed")
+    record = _count_failure(ex, folder, result)
+    _print_diagnosis(ex, result, record)
+    hints = (f" `ol hint {ex.id}` gives a hint ({record.help_of(ex.id)['hints']} of {len(ex.hints)} seen)."
+             if record.help_of(ex.id)["hints"] < len(ex.hints) else "")
     say(f"\n{ex.id}: not passed yet ({', '.join(parts)} of {len(tests)}). Start with {first}; "
-        f"`ol tests {ex.id}` says what each test checks.")
+        f"`ol tests {ex.id}` says what each test checks.{hints}")
     return FAILED
+
+
+# ---- help: known mistakes, hints, the reference on the author's terms --------------------------------------------
+
+def known_mistakes(ex: Exercise) -> list[dict]:
+    """The exercise's known mistakes (checker/diagnosis.py): from the wheel's mistakes.json, else, in a checkout,
+    from the newest clean validation of the exercise (.cache/validate); [] when there are none."""
+    try:
+        data = json.loads((ex.folder / MISTAKES).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data = _checkout_mistakes(ex)
+    except (OSError, ValueError):
+        return []
+    return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
+def _checkout_mistakes(ex: Exercise) -> list[dict]:
+    stamps = sorted(manifest.validate_cache().glob(f"{ex.slug}-*.ok"), key=lambda p: p.stat().st_mtime)
+    try:
+        prints = json.loads(stamps[-1].read_text(encoding="utf-8")).get("prints", {}) if stamps else {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [diagnosis.known(m.name, m.pitfall, prints[m.name]) for m in ex.mutants
+            if isinstance(prints, dict) and prints.get(m.name)]
+
+
+def _update_progress(folder: Path, change) -> Progress:
+    """Load the record afresh, apply `change(record)`, save; a record that cannot be written is a warning."""
+    record = Progress(folder, {})
+    try:
+        record = Progress.load(folder)
+        change(record)
+        record.save()
+    except ProgressError as exc:
+        say(f"warning: {exc}", file=sys.stderr)
+    return record
+
+
+def _count_failure(ex: Exercise, folder: Path, result: dict) -> Progress:
+    """Count a failed check (the judge looked at the code and it did not pass): hints and a reveal follow it."""
+    def count(record: Progress) -> None:
+        help_ = record.help_of(ex.id)
+        record.help[ex.id] = {**help_, "failed": help_["failed"] + 1}
+    if result.get("status") in ("failed", "error") and result.get("phase") != "tampered":
+        return _update_progress(folder, count)
+    try:
+        return Progress.load(folder)
+    except ProgressError:
+        return Progress(folder, {})
+
+
+def _print_diagnosis(ex: Exercise, result: dict, record: Progress) -> None:
+    """Under the test list: the known mistakes the failure looks like, as the site shows them."""
+    if record.settings.get("diagnoses") is False:
+        return
+    found = diagnosis.diagnose(result, known_mistakes(ex))
+    if not found:
+        return
+    say("\nThis looks like a known mistake:" if len(found) == 1 else "\nThis looks like one of these known mistakes:")
+    for item in found:
+        text = "; or: ".join([item["pitfall"], *item.get("also", [])])
+        say(f"- pitfall {item['number']}: {text}" if item.get("number") else f"- {text}", indent="  ", hang=2)
+    if any(item.get("number") for item in found):
+        say(f"(Pitfall numbers are the rows of the Pitfalls table on {ex.id}'s page.)", indent="  ")
+    say("(`ol diagnoses off` stops naming known mistakes.)", indent="  ")
+
+
+_TEX = {r"\le": "≤", r"\ge": "≥", r"\ne": "≠", r"\dots": "…", r"\cdot": "·", r"\,": " ", r"\alpha": "α",
+        r"\max": "max", r"\min": "min", r"\sum": "Σ", r"\times": "×", r"\lvert": "|", r"\rvert": "|"}
+
+
+def plain(markdown: str) -> str:
+    """A hint's Markdown as terminal text: paragraphs unwrapped (say() wraps them again), maths without its
+    dollars and with the few TeX commands hints use as symbols (`$u \le r$` -> `u ≤ r`)."""
+    def maths(found: re.Match) -> str:
+        text = found.group(1)
+        for command, symbol in _TEX.items():
+            text = re.sub(re.escape(command) + r"(?![A-Za-z])", symbol, text)
+        return re.sub(r"\^\{([^{}]*)\}", r"^\1", text).replace("{", "").replace("}", "")
+    text = re.sub(r"\$([^$]+)\$", maths, markdown.strip())
+    return "\n\n".join(" ".join(part.split()) for part in re.split(r"\n\s*\n", text))
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    ex = lookup(args.id, load_exercises())
+    folder = workspace(args)
+    record = progress(folder)
+    help_ = record.help_of(ex.id)
+    total = len(ex.hints)
+    if not total:
+        say(f"{ex.id} has no hints. `ol tests {ex.id}` says what each hidden test checks and why.")
+        return 0
+    if help_["hints"] == 0 and help_["failed"] == 0 and ex.id not in record.passes:
+        raise OlError(f"{ex.id}: hints are offered once a check has failed; run `ol check {ex.id}` first.", FAILED)
+    if help_["hints"] >= total or args.all:
+        shown = range(min(help_["hints"], total)) if args.all else range(total)
+        if not args.all:
+            say(f"{ex.id}: you have seen all {total} hints; here they are again.")
+        for i in shown:
+            say(f"\nHint {i + 1} of {total}:")
+            say(plain(ex.hints[i]), indent="  ")
+        return 0
+    n = help_["hints"] + 1
+    _update_progress(folder, lambda r: r.help.__setitem__(ex.id, {**r.help_of(ex.id), "hints": n}))
+    say(f"{ex.id}, hint {n} of {total}:")
+    say(plain(ex.hints[n - 1]), indent="  ")
+    if n < total:
+        say(f"\nStill stuck? `ol hint {ex.id}` again gives the next one.")
+    return 0
+
+
+def cmd_diagnoses(args: argparse.Namespace) -> int:
+    folder = workspace(args)
+    ensure_state_dir(folder)
+    on = args.state == "on"
+    _update_progress(folder, lambda record: record.settings.__setitem__("diagnoses", on))
+    say("ol check names the known mistake a failing check looks like." if on else
+        "ol check no longer names known mistakes (`ol diagnoses on` brings them back).")
+    return 0
+
+
+def _reveal_before_pass(ex: Exercise, folder: Path, record: Progress, yes: bool) -> None:
+    """Allow the reference before a pass when the exercise's policy does (`reveal`), confirmed and recorded;
+    else an OlError saying what the policy is and what is still missing."""
+    help_ = record.help_of(ex.id)
+    if help_.get("revealed"):
+        return
+    if not ex.reveal_after:
+        raise OlError(f"{ex.id}: ol diff shows the reference only after your own check has passed, and "
+                      f"{ex.id} has not passed in {place(folder)}. Run `ol check {ex.id}` first.", FAILED)
+    total = len(ex.hints)
+    if help_["failed"] < ex.reveal_after or help_["hints"] < total:
+        hints = f" and every hint ({help_['hints']} of {total} so far: `ol hint {ex.id}`)" if total else ""
+        raise OlError(f"{ex.id}: the reference is shown before a pass after {ex.reveal_after} failed checks "
+                      f"({help_['failed']} so far){hints}.", FAILED)
+    question = ("Seeing the reference is recorded in .ol/progress.json and does not count as a pass: your own "
+                "code still has to pass. Show it? [y/N] ")
+    if not yes and not (sys.stdin.isatty() and _confirm(question)):
+        raise OlError(f"{ex.id}: not shown. Run `ol diff {ex.id} --yes` to see the reference before passing "
+                      f"(it is recorded).", FAILED)
+    _update_progress(folder, lambda r: r.help.__setitem__(ex.id, {**r.help_of(ex.id),
+                                                                   "revealed": exchange.now_ms()}))
 
 
 # ---- ol diff ----------------------------------------------------------------------------------------------------
@@ -390,10 +541,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     record = progress(folder)
     passed = record.passes.get(ex.id)
     if passed is None:
-        raise OlError(f"{ex.id}: ol diff shows the reference only after your own check has passed, and "
-                      f"{ex.id} has not passed in {place(folder)}. Run `ol check {ex.id}` first.", FAILED)
+        _reveal_before_pass(ex, folder, record, args.yes)
+        say(f"note: {ex.id} has not passed here; you chose to see the reference. Your own code still has to pass "
+            f"`ol check {ex.id}`.", file=sys.stderr)
     data = read_learner(ex, folder)
-    if sha256_of(data) != passed.sha256:
+    if passed is not None and sha256_of(data) != passed.sha256:
         say(f"note: {ex.learner_path} changed since it passed ({passed.when}); this is your current file "
             f"against the reference. `ol check {ex.id}` records the new version.", file=sys.stderr)
     mine = data.decode("utf-8").splitlines(keepends=True)
@@ -454,10 +606,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         data[f"code:{ex.slug}"] = {"code": raw.decode("utf-8"), "at": int(path.stat().st_mtime * 1000)}
         written += 1
         entry = record.passes.get(ex.id)
+        help_ = record.help_of(ex.id)
+        if help_["hints"] or help_["failed"] or help_.get("revealed"):
+            data[f"help:{ex.slug}"] = help_
         if entry is not None and entry.sha256 == sha256_of(raw):
             data[f"elsewhere:{ex.slug}"] = {"status": "passed", "by": "ol", "sha256": entry.sha256,
                                             "when": entry.when, "build": entry.build, "refDeps": entry.ref_deps}
             passed += 1
+    data.update({f"settings:{k}": v for k, v in record.settings.items()})
     text = exchange.render(data, course=info["course"], build=info["version"], origin="ol")
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -510,6 +666,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         (folder / ex.learner_path).write_text(code, encoding="utf-8")
     kept = {**_imported(folder), **{k: v for k, v in dump.data.items() if k.startswith(("prompt:", "prefs:"))}}
     (folder / STATE_DIR / IMPORTED).write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if any(k.startswith(("help:", "settings:")) for k in dump.data):
+        _update_progress(folder, lambda record: _take_help(record, dump, exercises))
     for ex, _code in plan:
         say(f"  wrote {ex.learner_path} ({ex.id})")
     for slug in unknown:
@@ -520,6 +678,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     say(f"Imported {len(plan)} file{'s' if len(plan) != 1 else ''} from {shown(source)}. Nothing counts as "
         f"passed here until ol has judged it" + (f": {checks}." if plan else "."))
     return 0
+
+
+def _take_help(record: Progress, dump: exchange.Dump, exercises: dict[str, Exercise]) -> None:
+    """The help taken and the settings from an imported file, merged into the record: nothing revealed there or
+    here is hidden again (exchange.merge_help)."""
+    for key, value in dump.data.items():
+        if key.startswith("help:") and key[5:] in exercises:
+            ident = exercises[key[5:]].id
+            record.help[ident] = exchange.merge_help(record.help_of(ident), value)
+        elif key.startswith("settings:") and isinstance(value, bool):
+            record.settings[key[9:]] = value
 
 
 def _confirm(question: str) -> bool:
@@ -578,9 +747,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ref-deps", action="store_true",
                    help="use the reference implementations of every exercise this one builds on")
     p = command("diff", "after a pass: your code against the reference",
-                "Show a unified diff of your file against the reference solution. Only after your check has\n"
-                "passed.", cmd_diff)
+                "Show a unified diff of your file against the reference solution: after your check has passed,\n"
+                "or, where the exercise allows it, after enough failed checks and every hint (recorded; it\n"
+                "never counts as a pass).", cmd_diff)
     p.add_argument("id", help="exercise id, e.g. M07.6")
+    p.add_argument("--yes", action="store_true", help="before a pass: show the reference without asking")
+    p = command("hint", "the next hint of an exercise, once a check has failed",
+                "Print the next hint of an exercise (they go from a nudge to the decisive idea) and record it\n"
+                "in .ol/progress.json, as the site does; --all prints the ones you have seen.", cmd_hint)
+    p.add_argument("id", help="exercise id, e.g. M07.6")
+    p.add_argument("--all", action="store_true", help="print every hint seen so far, revealing none")
+    p = command("diagnoses", "turn the naming of known mistakes on or off",
+                "After a failing check, ol names the known mistake your code looks like (from the course's\n"
+                "mutants). `ol diagnoses off` stops that; `ol diagnoses on` brings it back.", cmd_diagnoses)
+    p.add_argument("state", choices=["on", "off"])
     command("list", "every exercise and its status in your folder",
             "List every exercise with its kind, what it requires, and its status in your folder:\n"
             "not started, started, passed, or changed since pass.", cmd_list)

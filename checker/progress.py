@@ -63,10 +63,17 @@ def file_sha256(path: Path) -> str | None:
 
 
 class Progress:
-    """The passes recorded in one working folder; load with `Progress.load`, change, then `save`."""
+    """The passes recorded in one working folder; load with `Progress.load`, change, then `save`.
 
-    def __init__(self, folder: Path, passes: dict[str, Pass]):
+    Beside the passes: the help taken per exercise id (`help`: {"hints": revealed, "failed": failed checks,
+    "revealed"?: ms when `ol diff` showed the reference before a pass}, as the site keeps it under `help:<slug>`)
+    and the learner's settings (`settings`: {"diagnoses": false} turns off naming known mistakes)."""
+
+    def __init__(self, folder: Path, passes: dict[str, Pass], help: dict[str, dict] | None = None,
+                 settings: dict[str, object] | None = None):
         self.folder, self.passes = folder, passes
+        self.help = help or {}
+        self.settings = settings or {}
 
     @property
     def path(self) -> Path:
@@ -92,7 +99,18 @@ class Progress:
             if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
                 passes[ident] = Pass(entry["sha256"], str(entry.get("when", "")), bool(entry.get("ref_deps")),
                                      str(entry.get("build", "")))
-        return cls(folder, passes)
+        help_ = data.get("help") if isinstance(data.get("help"), dict) else {}
+        settings = data.get("settings") if isinstance(data.get("settings"), dict) else {}
+        return cls(folder, passes, {k: v for k, v in help_.items() if isinstance(v, dict)}, settings)
+
+    def help_of(self, ident: str) -> dict:
+        """The help taken on exercise `ident`: {"hints": n, "failed": n, "revealed"?: ms}."""
+        entry = self.help.get(ident) or {}
+        count = (lambda v: v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0)
+        out = {"hints": count(entry.get("hints")), "failed": count(entry.get("failed"))}
+        if isinstance(entry.get("revealed"), (int, float)) and entry["revealed"] > 0:
+            out["revealed"] = entry["revealed"]
+        return out
 
     def record(self, ident: str, sha256: str, ref_deps: bool, build: str = "") -> None:
         """Remember that the file with this hash passed exercise `ident`, judged by ol of version `build`."""
@@ -105,6 +123,10 @@ class Progress:
         data = {"version": VERSION, "passed": {
             k: {"sha256": p.sha256, "when": p.when, "ref_deps": p.ref_deps, **({"build": p.build} if p.build else {})}
             for k, p in sorted(self.passes.items())}}
+        if self.help:
+            data["help"] = {k: self.help[k] for k in sorted(self.help)}
+        if self.settings:
+            data["settings"] = dict(sorted(self.settings.items()))
         tmp = self.path.with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

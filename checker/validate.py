@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import forkserver, judge, manifest
+from . import diagnosis, forkserver, judge, manifest
 from .isolation import purge, top_modules, write_tree
 from .manifest import Exercise, ManifestError, Mutant, rel
 
@@ -62,6 +62,9 @@ class Report:
     failing: dict[str, str] = field(default_factory=dict)
     estimate: float | None = None                              # seconds the suite takes in the browser
     cached: bool = False
+    # How each mutant fails the whole suite (checker/diagnosis.py): mutant name -> fingerprint, or None when
+    # its failure cannot be diagnosed (a time limit ended a test).
+    prints: dict[str, list[str] | None] = field(default_factory=dict)
 
     @property
     def suite_ms(self) -> float | None:
@@ -340,9 +343,12 @@ def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: st
         if problem:
             report.errors.append(problem)
             continue
-        got = run_solution(ex, source, deps, workdir, only=[mutant.fails])
+        # The whole suite, not only the named test: how the mutant fails all of it is the known mistake a
+        # learner's failing check is compared with (checker/diagnosis.py).
+        got = run_solution(ex, source, deps, workdir)
         outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
         report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
+        report.prints[mutant.name] = diagnosis.fingerprint(got)
         if outcome == "passed":
             report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "
                                  f"{mutant.name} survives: {mutant.fails} passes on it ({mutant.description})")
@@ -481,6 +487,7 @@ def _combine(ex: Exercise, full: dict, reruns: list[dict], parts: list[dict] = (
             report.errors.append(f"{rel(ex.folder)}: a run of mutants {part['crash']}")
         else:
             report.outcomes.update(part["outcomes"])
+            report.prints.update(part.get("prints", {}))
             report.errors += part["errors"]
     runs = [report.outcomes["reference"]] if "reference" in report.outcomes else []
     for i, rerun in enumerate(reruns, 2):
@@ -547,7 +554,7 @@ def budget(ex: Exercise, suite_ms: float, factor: Factor) -> tuple[float, str, s
 
 # ---- every exercise ---------------------------------------------------------------------------------------------
 
-def fingerprint(ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> str:
+def content_hash(ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> str:
     """Hash of everything a validation result depends on: the folders, their dependencies, the checker, the
     number of runs (five clean runs prove more than one)."""
     h = hashlib.sha256(f"runs={runs}\0".encode())
@@ -629,11 +636,12 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
     reruns: list[tuple[Exercise, dict, float, int]] = []
     for ex in chosen:
         if cache:
-            stamps[ex.slug] = cache / f"{ex.slug}-{fingerprint(ex, exercises, runs)}.ok"
+            stamps[ex.slug] = stamp_path(cache, ex, exercises, runs)
             if stamps[ex.slug].exists():
                 data = json.loads(stamps[ex.slug].read_text(encoding="utf-8"))
                 reports[ex.slug] = Report(ex.slug, ex.id, outcomes=data["outcomes"], durations=data["durations"],
-                                          suite_runs=data["suite_runs"], cached=True)
+                                          suite_runs=data["suite_runs"], prints=data.get("prints", {}),
+                                          cached=True)
                 continue
         deps = {path: str(file) for path, file in dependency_paths(ex, exercises).items()}
         fulls.append((ex, {"kind": "full", "folder": str(ex.folder), "deps": deps},
@@ -659,17 +667,71 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
             got = done[ex.slug]
             reports[ex.slug] = _combine(ex, got["full"][0], got["reference"], got["mutants"])
     for ex in chosen:
-        report = reports[ex.slug]
-        if report.suite_ms is not None:
-            report.estimate, over, warning = budget(ex, report.suite_ms, factor)
-            report.errors += [over] if over else []
-            report.warnings += [warning] if warning else []
-        if ex.slug in stamps and not report.cached and not report.errors:
-            stamps[ex.slug].parent.mkdir(parents=True, exist_ok=True)
-            stamps[ex.slug].write_text(json.dumps({"outcomes": report.outcomes, "durations": report.durations,
-                                                   "suite_runs": report.suite_runs}), encoding="utf-8")
-        errors += report.errors
+        _conclude(ex, reports[ex.slug], factor, stamps.get(ex.slug))
+        errors += reports[ex.slug].errors
     return [reports[ex.slug] for ex in chosen], errors
+
+
+def _conclude(ex: Exercise, report: Report, factor: Factor, stamp: Path | None) -> None:
+    """The checks made on the combined report (the time budget, the known mistakes), then its cache stamp when
+    it is clean: what validation found, the mutants' fingerprints included (`recorded_mistakes` reads them)."""
+    if report.suite_ms is not None:
+        report.estimate, over, warning = budget(ex, report.suite_ms, factor)
+        report.errors += [over] if over else []
+        report.warnings += [warning] if warning else []
+    report.warnings += mistake_warnings(ex, report.prints)
+    if stamp is not None and not report.cached and not report.errors:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(json.dumps({"outcomes": report.outcomes, "durations": report.durations,
+                                     "suite_runs": report.suite_runs, "prints": report.prints}), encoding="utf-8")
+
+
+# ---- known mistakes: how each mutant fails, for the diagnosis of a learner's failing check ----------------------
+
+def stamp_path(cache: Path, ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> Path:
+    """The cache stamp of a clean validation of `ex` as its files are now."""
+    return cache / f"{ex.slug}-{content_hash(ex, exercises, runs)}.ok"
+
+
+def recorded_mistakes(ex: Exercise, exercises: dict[str, Exercise], cache: Path) -> list[dict] | None:
+    """The known mistakes of `ex` (checker/diagnosis.py) from the clean validation of its files as they are now,
+    or None when there is none in `cache` (the build validates first: tools/site_steps.py)."""
+    try:
+        data = json.loads(stamp_path(cache, ex, exercises).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    prints = data.get("prints") if isinstance(data, dict) else None
+    return known_mistakes(ex, prints) if isinstance(prints, dict) else None
+
+
+def known_mistakes(ex: Exercise, prints: dict[str, list[str] | None]) -> list[dict]:
+    """Every mutant of `ex` that has a fingerprint, as checker/diagnosis.py's known mistake, in mutant order."""
+    return [diagnosis.known(m.name, m.pitfall, prints[m.name]) for m in ex.mutants if prints.get(m.name)]
+
+
+def told_apart(prints: dict[str, list[str] | None]) -> int:
+    """How many mutants fail in a way no other mutant does (a fingerprint of their own)."""
+    seen = [tuple(p) for p in prints.values() if p]
+    return sum(1 for p in seen if seen.count(p) == 1)
+
+
+def mistake_warnings(ex: Exercise, prints: dict[str, list[str] | None]) -> list[str]:
+    """A warning for each mutant whose failure cannot be diagnosed, and for each pair that fails exactly alike
+    but stands for different pitfalls, unless the author accepted it (the mutant's `alike`)."""
+    found = []
+    by_name = {m.name: m for m in ex.mutants}
+    for m in ex.mutants:
+        if m.name in prints and prints[m.name] is None:
+            found.append(f"warning: {rel(m.path)}:1: mutant {m.name} cannot be diagnosed: a time limit ended one "
+                         f"of its tests, or the suite did not run on it; learners making this mistake are not told")
+    for a, b in diagnosis.collisions(known_mistakes(ex, prints)):
+        if a in by_name[b].alike or b in by_name[a].alike:
+            continue
+        found.append(f"warning: {rel(by_name[b].path)}:{manifest.line_of_field(by_name[b].path, 'pitfall')}: "
+                     f"mutants {a} and {b} fail every test alike but stand for different pitfalls, so a learner "
+                     f"making either mistake is shown both; separate them with a test, or accept it with "
+                     f"alike = [\"{a}\"] in {b}.toml")
+    return found
 
 
 # ---- the command line -------------------------------------------------------------------------------------------
@@ -712,7 +774,9 @@ def main(args: argparse.Namespace) -> int:
         for r in reports:
             mutants = sum(1 for k in r.outcomes if k.startswith("mutant:"))
             status = "FAILED" if r.errors else "ok, cached" if r.cached else "ok"
-            print(f"{r.slug}: {status} ({len(r.outcomes.get('reference', {}))} tests, {mutants} mutants{r.timing()})")
+            apart = f", {told_apart(r.prints)} told apart" if r.prints else ""
+            print(f"{r.slug}: {status} ({len(r.outcomes.get('reference', {}))} tests, {mutants} mutants{apart}"
+                  f"{r.timing()})")
         if any(r.estimate is not None for r in reports):
             print(f"browser time = CPython suite time × {factor.value:g} ({factor.source})")
         for line in warnings + errors:

@@ -6,8 +6,10 @@ of the exercise index (`assets/tl/exercises/index.json`), plus the few fields a 
 course blocks (`/// chapter`, `/// module-map`, mdwidgets/course.py) embed. They are built here from the manifest
 (checker/manifest.py) and nowhere else, so a field is named, and means, the same thing in each, and is added once.
 
-The readers, in web/src: `cell` by cell/identity.js; `bundle` by cell/bundles.js and code-cell.js (hidden tests,
-names, reference, and `directRequires` for the dependency rule, dependencies.js); `status` by progress-model.js
+The readers, in web/src: `cell` by cell/identity.js (`hints`: how many the page holds, `revealAfter`: the
+reveal policy, 0 for after a pass, else the failed checks it takes); `bundle` by cell/bundles.js and
+code-cell.js (hidden tests, names, known mistakes, reference, and `directRequires` for the dependency rule,
+dependencies.js); `status` by progress-model.js
 and course.js; `index_entry` by progress.js (the progress page). Field names are camelCase, as the JavaScript
 that reads them.
 """
@@ -42,12 +44,14 @@ def cell(ex: Exercise, exercises: dict[str, Exercise]) -> dict:
         "importPath": ex.import_path, "starter": ex.starter.read_text(encoding="utf-8"),
         "timeLimit": ex.time_limit, "requires": _requires(ex, exercises),
         "tests": [{"name": t.name, "kind": t.kind, "checks": t.checks} for t in ex.catalogue],
+        "hints": len(ex.hints), "revealAfter": ex.reveal_after or 0,
     }
 
 
-def bundle(ex: Exercise, exercises: dict[str, Exercise]) -> dict:
-    """The exercise bundle: everything a check sends to the worker (the hidden tests and their names), the
-    reference (the diff after a pass, "use the reference" for dependencies) and the dependency rule's input."""
+def bundle(ex: Exercise, exercises: dict[str, Exercise], mistakes: list[dict] | None = None) -> dict:
+    """The exercise bundle: everything a check sends to the worker (the hidden tests and their names, the known
+    mistakes a failure is compared with: checker/diagnosis.py, from validation), the reference (the diff after a
+    pass, "use the reference" for dependencies, a reveal) and the dependency rule's input."""
     return {
         "slug": ex.slug, "id": ex.id, "title": ex.title, "kind": ex.kind, "page": ex.page,
         "path": ex.learner_path, "importPath": ex.import_path, "timeLimit": ex.time_limit,
@@ -55,7 +59,7 @@ def bundle(ex: Exercise, exercises: dict[str, Exercise]) -> dict:
         "starter": ex.starter.read_text(encoding="utf-8"),
         "reference": ex.reference.read_text(encoding="utf-8"),
         "tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")},
-        "names": ex.test_names(),
+        "names": ex.test_names(), "mistakes": list(mistakes or []),
     }
 
 

@@ -282,6 +282,12 @@ class Exercise(_Widget):
         code = etree.SubElement(fallback, "code")
         code.text = AtomicString(ex.starter.read_text(encoding="utf-8"))
         _json_script(el, views.cell(ex, _exercises(self.config["exercises"])))
+        # The hints, rendered now (maths too, by the build's formulas step) and hidden until the learner asks
+        # for one (web/src/cell/help-view.js copies each in).
+        for i, hint in enumerate(ex.hints, 1):
+            source = etree.SubElement(el, "div", {"class": "tl-hint-source", "hidden": "hidden",
+                                                  "data-hint-source": str(i)})
+            source.text = self.md.htmlStash.store(_render(hint))
         return el
 
     def add(self, block: etree.Element) -> etree.Element:

@@ -9,26 +9,28 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import Mapping
 
-from checker import manifest, views
+from checker import manifest, validate, views
 from tools import build_outputs
 
 # The judge's files as the worker imports them: bridge.py (the worker's entry points), judge.py and the checker
 # modules they import, and stats.py, which hidden tests import. manifest/validate/ol are CPython-side tools.
 JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "bridge.py", "stats.py",
-               "figures.py", "mpl_backend.py")
+               "figures.py", "mpl_backend.py", "diagnosis.py")
 
 
-def write(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:
+def write(dest: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[str, list[dict]] | None = None) -> list[str]:
     """Write `exercises/<slug>.json`, `exercises/index.json` and the judge's zip (tools/build_outputs.py JUDGE_ZIP)
     under `dest`, for the exercise folders under `root`. The JSON is checker/views.py's, the one serialiser of an
-    exercise's browser view."""
+    exercise's browser view; `mistakes` (slug -> known mistakes, from validation: `known_mistakes`) go into the
+    bundles."""
     exercises = manifest.load_all(root)
     out = dest / "exercises"
     out.mkdir(parents=True, exist_ok=True)
     for ex in exercises.values():
-        (out / f"{ex.slug}.json").write_text(json.dumps(views.bundle(ex, exercises), ensure_ascii=False),
-                                             encoding="utf-8")
+        data = views.bundle(ex, exercises, (mistakes or {}).get(ex.slug))
+        (out / f"{ex.slug}.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     index = [views.index_entry(ex, exercises) for ex in exercises.values()]
     (out / "index.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
     checker = Path(manifest.__file__).parent
@@ -39,3 +41,18 @@ def write(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, (checker / name).read_bytes())
     return sorted(exercises)
+
+
+def known_mistakes(root: Path, cache: Path) -> dict[str, list[dict]]:
+    """slug -> the known mistakes of every exercise under `root`, from its clean validation in `cache`; raises
+    LookupError naming an exercise that has none (validate first: the build does, tools/site_steps.py)."""
+    exercises = manifest.load_all(root)
+    found = {}
+    for slug, ex in sorted(exercises.items()):
+        known = validate.recorded_mistakes(ex, exercises, cache)
+        if known is None:
+            raise LookupError(f"{manifest.rel(ex.folder)}: no clean validation of its files as they are now in "
+                              f"{manifest.rel(cache)}, so its known mistakes are unknown; validate first "
+                              f"(`python -m checker validate --cache {manifest.rel(cache)}`)")
+        found[slug] = known
+    return found

@@ -28,6 +28,7 @@ import subprocess
 import tomllib
 import zipfile
 from pathlib import Path
+from typing import Mapping
 
 from checker import exchange, manifest
 
@@ -50,15 +51,25 @@ def _commit_time() -> int:
         return 0
 
 
-def course_files(root: Path) -> dict[str, bytes]:
-    """Archive name -> bytes of the exercise data `ol` reads, for every exercise folder under `root`."""
+MISTAKES = "mistakes.json"  # beside each exercise's manifest in the wheel: its known mistakes (checker/diagnosis.py)
+
+
+def course_files(root: Path, mistakes: Mapping[str, list[dict]] | None = None) -> dict[str, bytes]:
+    """Archive name -> bytes of the exercise data `ol` reads, for every exercise folder under `root`: the course's
+    defaults (course.toml), and per exercise its files and, from `mistakes` (slug -> known mistakes, validation's),
+    `mistakes.json`."""
     exercises = manifest.load_all(root)
     files = {}
+    if (root / manifest.COURSE_FILE).is_file():
+        files[f"checker/course/exercises/{manifest.COURSE_FILE}"] = (root / manifest.COURSE_FILE).read_bytes()
     for ex in sorted(exercises.values(), key=lambda e: e.slug):
         for path in sorted(ex.folder.rglob("*")):
             rel = path.relative_to(ex.folder)
             if path.is_file() and not (set(rel.parts) & SKIPPED_PARTS) and path.suffix != ".pyc":
                 files[f"checker/course/exercises/{ex.slug}/{rel.as_posix()}"] = path.read_bytes()
+        if mistakes is not None:
+            files[f"checker/course/exercises/{ex.slug}/{MISTAKES}"] = (
+                json.dumps(mistakes.get(ex.slug, []), indent=1, ensure_ascii=False) + "\n").encode()
     return files
 
 
@@ -83,9 +94,10 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "") -> Path:
+def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "",
+          mistakes: Mapping[str, list[dict]] | None = None) -> Path:
     """Write the wheel into `out` (created) and return its path."""
-    payload = {**checker_files(), **course_files(root)}
+    payload = {**checker_files(), **course_files(root, mistakes)}
     version = version_of(payload)
     payload["checker/course/build.json"] = json.dumps(
         {"course": COURSE, "version": version, "site": site_url}, indent=1).encode() + b"\n"
@@ -115,12 +127,12 @@ def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "") -> Pat
     return path
 
 
-def write_index(site: Path, root: Path = manifest.EXERCISES) -> Path:
+def write_index(site: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[str, list[dict]] | None = None) -> Path:
     """`site/simple/` as a PEP 503 index holding the wheel; returns the wheel's path."""
     project = site / "simple" / PROJECT
     for old in project.glob("*.whl") if project.is_dir() else ():
         old.unlink()
-    wheel = build(project, root)
+    wheel = build(project, root, mistakes=mistakes)
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     name = html.escape(wheel.name)
     (project / "index.html").write_text(

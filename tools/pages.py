@@ -71,6 +71,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
         ident = re.escape(ex.id).replace(r"\.", "[.-]")
         if not _block_re("exercise", ident).search(text):
             errors.append(f"{rel(path)}:1: {ex.id}'s code cell is not on its page: add `/// exercise | {ex.id}`")
+        errors += pitfall_errors(ex, path, text)
         chapter = chapter_defs.chapter_of(ex.id, chapters)
         if chapter is None:
             continue
@@ -81,6 +82,20 @@ def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
             if not _block_re("chapter-section", rf"{chapter.id}\s+{re.escape(section.id)}").search(text):
                 errors.append(f"{rel(path)}:1: lesson {ex.id} does not show {chapter.id}'s shared section "
                               f"{section.id!r}: add `/// chapter-section | {chapter.id} {section.id}`")
+    return errors
+
+
+def pitfall_errors(ex: manifest.Exercise, path: Path, text: str) -> list[str]:
+    """A mutant whose pitfall starts with a number ("3. the residual ...") names a row of its page's pitfalls
+    table, which a learner told "pitfall 3" is linked to: that row must carry the anchor `id="pitfall-3"`."""
+    errors = []
+    for mutant in ex.mutants:
+        found = re.match(r"\s*(\d+)\.\s", mutant.pitfall)
+        if found and not re.search(rf"""id=["']pitfall-{found.group(1)}["']""", text):
+            errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'pitfall')}: pitfall: names "
+                          f"pitfall {found.group(1)} of {rel(path)}, which has no row with id=\"pitfall-"
+                          f"{found.group(1)}\": start that row of its pitfalls table with "
+                          f"<span id=\"pitfall-{found.group(1)}\"></span>")
     return errors
 
 

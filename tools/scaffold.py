@@ -93,6 +93,15 @@ name = "test_scale_keeps_the_input"
 kind = "property"
 checks = "scale leaves its argument unchanged"
 why = "callers reuse their lists; a function that edits its input breaks them silently"
+
+# Hints for a learner who is stuck, offered one at a time after a failed check: from a nudge to the decisive
+# idea (Markdown, maths allowed). The reference is shown after a pass (exercises/course.toml); to allow it
+# sooner, write `reveal = {{ after-attempts = 5 }}` above [code].
+[[hints]]
+text = "Read the catalogue: which element does the first test miss?"
+
+[[hints]]
+text = "Build a new list with one float per element of `xs`, each multiplied by `factor`."
 """
     reference = f'''\
 """{ident} {title}: the reference solution. Replace this example with the exercise's real code."""
@@ -125,9 +134,11 @@ def test_scale_keeps_the_input():
     sol.scale(xs, 3)
     assert xs == [1.0, 2.0, 3.0], f"scale changed its input list to {{xs!r}}"
 '''
+    # The pitfall is what a learner reads when their failing check fails exactly as this mutant does
+    # (checker/diagnosis.py); "N. ..." names row N of the page's pitfalls table (AUTHORING.md).
     mutant = '''\
 description = "drops the first element"
-pitfall = "an off-by-one slice loses data without raising"
+pitfall = "an off-by-one slice loses the first element without raising"
 fails = "test_scale_small_list"
 
 [[edit]]

@@ -56,7 +56,11 @@ def post_build(site: Path, course: Course) -> list[str]:
         raise StepError(str(exc)) from None
     target = site / "assets" / "tl"
     shutil.copytree(WEB_BUILD, target, dirs_exist_ok=True)
-    bundle.write(target, course.exercises)
+    try:
+        mistakes = bundle.known_mistakes(course.exercises, VALIDATE_CACHE)
+    except LookupError as exc:
+        raise StepError(str(exc)) from None
+    bundle.write(target, course.exercises, mistakes)
     try:
         pyodide_assets.gather(site / "assets" / "pyodide")
         precompress.write(site / "assets" / "pyodide")
@@ -64,7 +68,8 @@ def post_build(site: Path, course: Course) -> list[str]:
         rewriting.build(site / "assets" / "pyodide", target / "exercises", target / "checker.zip")
     except (pyodide_assets.AssetError, snapshot.SnapshotError, rewriting.RewritingError) as exc:
         raise StepError(str(exc)) from None
-    wheel = ol_wheel.write_index(site, course.exercises)  # `pip install --extra-index-url <site>/simple/ tinyllm-ol`
+    # `pip install --extra-index-url <site>/simple/ tinyllm-ol`
+    wheel = ol_wheel.write_index(site, course.exercises, mistakes)
     # The build's version, which the progress page writes into its exports (`ol` reads it back).
     (target / "build.json").write_text(json.dumps({"course": ol_wheel.COURSE,
                                                    "version": ol_wheel.wheel_version(wheel.name)}) + "\n")

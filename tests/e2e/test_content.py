@@ -6,8 +6,8 @@ as the content is right. The machinery itself is tested on the fixture course (t
 
 Per exercise, one browser page and one wait for Python: the page loads with no error and no request off
 localhost, the reference passes every test of its catalogue in its code cell (a module with the reference
-dependencies, as a learner may choose), its first mutant fails the test it names, and every numeric prompt
-accepts its manifest answer. Per chapter: its overview lists its lessons in order, the planned ones as not yet
+dependencies, as a learner may choose), its first mutant fails the test it names and is named as the known mistake
+it is, and every numeric prompt accepts its manifest answer. Per chapter: its overview lists its lessons in order, the planned ones as not yet
 written.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 import pytest
 import yaml
 
+from checker import diagnosis
 from conftest import REPO, SITE, Recorder, served
 from e2e_helpers import (COURSE, answer, answer_text, cell, chapter_defs, check, exercises, failures, mutant_source,
                          outcomes, pages_with, reference, uri, wait_python)
@@ -151,6 +152,16 @@ def test_its_first_mutant_fails_the_test_it_names(visit):
     visit.python()
     assert check(page, ex.slug, source) == "failed", first.name
     assert outcomes(page, ex.slug)[fails] in ("failed", "error"), f"mutant {first.name} must fail {fails}"
+    # The failure looks like that very mutant: the page names its pitfall, as ol would from the same result.
+    saved = json.loads(page.evaluate("(slug) => localStorage.getItem(`tinyllm:v1:result:${slug}`)", ex.slug))
+    known = json.loads((served(SITE) / "assets" / "tl" / "exercises" / f"{ex.slug}.json").read_text())["mistakes"]
+    expected = diagnosis.diagnose(saved, known)
+    assert saved.get("diagnosis", []) == expected
+    shown = cell(page, ex.slug).locator("[data-diagnosis] [data-pitfall]")
+    assert shown.count() == len(expected)
+    if expected:  # none when its failure is shared by more pitfalls than are named (checker/diagnosis.py)
+        assert any(first.name in item["mutants"] for item in expected), expected
+        assert diagnosis.split_pitfall(first.pitfall)[1] in cell(page, ex.slug).locator("[data-diagnosis]").inner_text()
     visit.clean()
 
 

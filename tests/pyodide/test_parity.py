@@ -55,6 +55,16 @@ def test_every_verdict_matches_cpython(pyodide_report, cpython_reports):
             assert theirs.get(key) == outcomes[key], f"{slug} {key}: pyodide {theirs.get(key)} != cpython {outcomes[key]}"
 
 
+def test_every_mutant_fails_alike_in_both(pyodide_report, cpython_reports):
+    """How each mutant fails the whole suite (its fingerprint, checker/diagnosis.py) is the same in the browser:
+    a learner's failing check there is compared with fingerprints recorded on CPython at build time."""
+    for report in cpython_reports:
+        theirs = pyodide_report["prints"][report.slug]
+        assert report.prints, f"{report.slug}: no mutant fingerprints"
+        for mutant, mine in report.prints.items():
+            assert theirs.get(mutant) == mine, f"{report.slug} {mutant}: pyodide {theirs.get(mutant)} != cpython {mine}"
+
+
 def test_the_browser_factor_is_measured(pyodide_report, cpython_reports, capsys):
     """Pyodide's suite time over CPython's, per exercise; validation uses the largest. The bounds only catch a
     timing that is wrong (a zero, a unit mix-up): suites that are mostly numpy calls run at nearly the same speed

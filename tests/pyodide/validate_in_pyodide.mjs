@@ -35,7 +35,8 @@ manifest.REPO = manifest.Path("/repo")
 reports, errors = validate.validate_all(list(ids) or None, runs=runs,
                                         root=manifest.Path("/repo", root) if root else None)
 json.dumps({"errors": errors, "outcomes": {r.slug: r.outcomes for r in reports},
-            "suite_ms": {r.slug: r.suite_ms for r in reports}, "suite_runs": {r.slug: r.suite_runs for r in reports}})
+            "suite_ms": {r.slug: r.suite_ms for r in reports}, "suite_runs": {r.slug: r.suite_runs for r in reports},
+            "prints": {r.slug: r.prints for r in reports}})
 `);
 const out = JSON.parse(report);
 out.timing = { startMs: Math.round(ready - started), validateMs: Math.round(performance.now() - ready) };

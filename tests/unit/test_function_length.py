@@ -10,7 +10,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 LIMIT = 100
 # Longer today, and not allowed to grow: split them, then drop them from here.
-KNOWN = {"checker/manifest.py:_load": 132}
+KNOWN: dict[str, int] = {}
 
 
 def lengths() -> dict[str, int]:

@@ -68,6 +68,7 @@ TOY = {
     "t1-1/mutants/positive-only.toml": """
         fails = "test_double_negative"
         description = "only doubles positive numbers"
+        pitfall = "a negative number is doubled too"
 
         [[edit]]
         find = "return 2 * x"
@@ -211,7 +212,8 @@ def test_check_starter_fails_then_reference_passes_then_diff(lesson_root, tmp_pa
     assert starter.returncode == 1
     assert "FAILED  test_normalise_of_example" in starter.stdout
     assert "not passed yet" in flat(starter.stdout)
-    assert not (tmp_path / ".ol" / "progress.json").exists()
+    recorded = json.loads((tmp_path / ".ol" / "progress.json").read_text(encoding="utf-8"))
+    assert recorded["passed"] == {} and recorded["help"] == {"T1.2": {"hints": 0, "failed": 1}}
 
     reference = (lesson_root / "t1-2" / "reference.py").read_text(encoding="utf-8")
     (tmp_path / LESSON_FILE).write_text(reference.replace('"""Fixture', '"""Mine. Fixture', 1), encoding="utf-8")
@@ -479,3 +481,78 @@ def test_a_check_never_draws_whatever_backend_the_shell_names(monkeypatch, tmp_p
     from checker import olrun
     monkeypatch.setenv("MPLBACKEND", "TkAgg")
     assert olrun._child_env(tmp_path / "phase")["MPLBACKEND"] == "Agg"
+
+
+# ---- help when stuck: the known mistake, hints, the reference on the author's terms --------------------------------
+
+@pytest.fixture(scope="session")
+def help_root(tmp_path_factory) -> Path:
+    """The toy T1.1 with two hints, the reference allowed after 2 failed checks, and its known mistakes as the
+    wheel carries them (mistakes.json, from a validation of the mutant)."""
+    from checker import validate
+
+    root = tmp_path_factory.mktemp("help-exercises")
+    for rel, text in TOY.items():
+        if rel.startswith("t1-1/"):
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    manifest_file = root / "t1-1" / "exercise.toml"
+    text = manifest_file.read_text(encoding="utf-8").replace("time_limit = 1\n", "time_limit = 1\n"
+                                                             "reveal = { after-attempts = 2 }\n")
+    manifest_file.write_text(text + '\n[[hints]]\ntext = "Try a negative number, say $x \\\\le 0$."\n'
+                             '\n[[hints]]\ntext = "Doubling is\\n`2 * x` for every x."\n', encoding="utf-8")
+    (report,), errors = validate.validate_all(root=root, runs=1, jobs=1)
+    assert errors == []
+    ex = manifest.load(root / "t1-1")
+    (root / "t1-1" / "mistakes.json").write_text(json.dumps(validate.known_mistakes(ex, report.prints)))
+    return root
+
+
+def test_check_names_the_known_mistake_its_failure_looks_like(help_root, tmp_path):
+    assert ol(help_root, tmp_path, "start", "T1.1").returncode == 0
+    # The mutant's mistake, written another way: the messages quote other values, the failure is the same.
+    (tmp_path / BASE_FILE).write_text("def double(x):\n    if x <= 0:\n        return x\n    return x + x\n")
+    run = ol(help_root, tmp_path, "check", "T1.1")
+    assert run.returncode == 1
+    said = flat(run.stdout)
+    assert "This looks like a known mistake: - a negative number is doubled too" in said
+    assert said.index("test_double_negative") < said.index("known mistake") < said.index("not passed yet")
+    assert ol(help_root, tmp_path, "diagnoses", "off").returncode == 0
+    assert "known mistake" not in ol(help_root, tmp_path, "check", "T1.1").stdout
+    assert ol(help_root, tmp_path, "diagnoses", "on").returncode == 0
+    assert "known mistake" in ol(help_root, tmp_path, "check", "T1.1").stdout
+    (tmp_path / BASE_FILE).write_text("def double(x):\n    return 3 * x\n")  # a bug no mutant encodes
+    assert "known mistake" not in ol(help_root, tmp_path, "check", "T1.1").stdout
+    (tmp_path / BASE_FILE).write_text("def double(x):\n    return x / 0\n")  # every test errors alike
+    assert "known mistake" not in ol(help_root, tmp_path, "check", "T1.1").stdout
+
+
+def test_hints_then_the_reference_after_attempts_recorded_and_carried_by_export(help_root, tmp_path):
+    assert ol(help_root, tmp_path, "start", "T1.1").returncode == 0
+    early = ol(help_root, tmp_path, "hint", "T1.1")
+    assert early.returncode == 1 and "once a check has failed" in flat(early.stderr)
+    assert ol(help_root, tmp_path, "check", "T1.1").returncode == 1  # the starter
+    first = ol(help_root, tmp_path, "hint", "T1.1")
+    assert first.returncode == 0 and "hint 1 of 2: Try a negative number, say x ≤ 0." in flat(first.stdout)
+    refused = ol(help_root, tmp_path, "diff", "T1.1", "--yes")
+    assert refused.returncode == 1
+    assert "after 2 failed checks (1 so far) and every hint (1 of 2 so far" in flat(refused.stderr)
+    assert "Doubling is `2 * x` for every x." in flat(ol(help_root, tmp_path, "hint", "T1.1").stdout)
+    assert ol(help_root, tmp_path, "check", "T1.1").returncode == 1
+    asked = ol(help_root, tmp_path, "diff", "T1.1")  # not a terminal: no question, and nothing shown
+    assert asked.returncode == 1 and "--yes" in flat(asked.stderr)
+    shown = ol(help_root, tmp_path, "diff", "T1.1", "--yes")
+    assert shown.returncode == 0 and "+    return 2 * x" in shown.stdout and "has not passed" in flat(shown.stderr)
+    record = json.loads((tmp_path / ".ol" / "progress.json").read_text(encoding="utf-8"))
+    assert record["passed"] == {} and record["help"]["T1.1"]["hints"] == 2 and record["help"]["T1.1"]["revealed"] > 0
+    again = ol(help_root, tmp_path, "hint", "T1.1")
+    assert "seen all 2 hints" in flat(again.stdout)
+    assert ol(help_root, tmp_path, "export", "out.json").returncode == 0
+    dump = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert dump["data"]["help:t1-1"] == record["help"]["T1.1"]
+    other = tmp_path.parent / f"{tmp_path.name}-elsewhere"  # not below tmp_path, whose .ol/ ol would find
+    other.mkdir()
+    assert ol(help_root, other, "import", str(tmp_path / "out.json")).returncode == 0
+    assert json.loads((other / ".ol" / "progress.json").read_text(encoding="utf-8"))["help"]["T1.1"] == \
+        record["help"]["T1.1"], "an import merges the help taken"

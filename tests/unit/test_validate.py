@@ -67,7 +67,8 @@ def validate_one(folder: Path) -> validate.Report:
 
 def write_mutant(path: Path, *finds: str, description: str = "a deliberate mistake") -> manifest.Mutant:
     edits = "".join(f'\n[[edit]]\nfind = {json.dumps(find)}\nreplace = "    pass"\n' for find in finds)
-    path.write_text(f'fails = "test_mean_of_example"\ndescription = "{description}"\n{edits}', encoding="utf-8")
+    path.write_text(f'fails = "test_mean_of_example"\ndescription = "{description}"\npitfall = "the mean divides by n"\n'
+                    f'{edits}', encoding="utf-8")
     return manifest.load_mutant(path, {"test_mean_of_example"})
 
 
@@ -120,7 +121,7 @@ def test_apply_mutant_applies_every_edit():
 
 def test_apply_mutant_line_is_the_find_key_even_when_the_description_says_find(tmp_path):
     path = tmp_path / "wordy.toml"
-    path.write_text('description = "does not find = the mean"\nfails = "test_mean_of_example"\n\n'
+    path.write_text('description = "does not find = the mean"\nfails = "test_mean_of_example"\npitfall = "p"\n'
                     '[[edit]]\nfind = "    return nothing_like_this"\nreplace = ""\n', encoding="utf-8")
     mutant = manifest.load_mutant(path, {"test_mean_of_example"})
     with pytest.raises(ManifestError) as info:
@@ -138,6 +139,7 @@ def weak_copy(tmp_path_factory):
     (folder / "mutants" / "docstring-only.toml").write_text(textwrap.dedent('''\
         fails = "test_mean_of_example"
         description = "changes nothing but a docstring"
+        pitfall = "a known mistake"
 
         [[edit]]
         find = """    \\"\\"\\"The arithmetic mean of xs.\\"\\"\\""""
@@ -146,6 +148,7 @@ def weak_copy(tmp_path_factory):
     (folder / "mutants" / "stale-find.toml").write_text(textwrap.dedent('''\
         fails = "test_mean_of_example"
         description = "written against an older reference"
+        pitfall = "a known mistake"
 
         [[edit]]
         find = "    return float(np.mean(xs))"
@@ -154,6 +157,7 @@ def weak_copy(tmp_path_factory):
     (folder / "mutants" / "broken-syntax.toml").write_text(textwrap.dedent('''\
         fails = "test_normalise_of_example"
         description = "a typo in the edit"
+        pitfall = "a known mistake"
 
         [[edit]]
         find = "    return float(xs.sum() / len(xs))"
@@ -498,7 +502,7 @@ def test_the_command_validates_the_ids_it_is_given():
     assert (proc.returncode, proc.stderr) == (0, "")
     lines = proc.stdout.splitlines()
     assert [line.split(":")[0] for line in lines[:2]] == ["t01-1", "t01-2"]
-    assert all(re.search(r": ok \(3 tests, 2 mutants; reference suite \d+ ms \(median of 2 runs\), .*; ~\d+ ms "
+    assert all(re.search(r": ok \(3 tests, 2 mutants, 2 told apart; reference suite \d+ ms \(median of 2 runs\), .*; ~\d+ ms "
                          r"in the browser\)$", line) for line in lines[:2]), lines
     assert lines[2].startswith("browser time = CPython suite time × ")
 

@@ -23,6 +23,8 @@ import { createDepsView } from "./cell/deps-view.js";
 import { createOutputView, createSummaryView } from "./cell/output-view.js";
 import { createResultsView } from "./cell/results-view.js";
 import { createDiffView } from "./cell/diff-view.js";
+import { createHelp } from "./cell/help.js";
+import { createHelpView } from "./cell/help-view.js";
 import { verifyImported } from "./cell/verify.js";
 
 export { summarise } from "./cell/summary.js";
@@ -70,6 +72,12 @@ export function mountCell(root, ctx) {
   model.dispatch(actions.edited(autosave.restore(cell.starter)));
 
   const commands = createCommands(cell, env, model, autosave, settings);
+  if (cell.kind === "exercise") {
+    commands.help = createHelp({
+      slug: cell.slug, revealAfter: cell.revealAfter, hints: cell.hintNodes.length, store: env.store, model,
+      loadReference: () => env.loadBundle(cell.slug).then((b) => b.reference),
+    });
+  }
   const views = createViews(cell, model, autosave, commands, ctx.createEditor || pageEditor(env.python));
   commands.editor = views.editor.editor;
   root.querySelector(":scope > .tl-fallback")?.remove();
@@ -99,6 +107,7 @@ export function mountCell(root, ctx) {
     /** Remove every listener and the cell's views (the placeholder stays, to mount again). */
     destroy() {
       for (const stop of stops) stop();
+      commands.help?.destroy();
       unsubscribe();
       autosave.destroy();
       for (const view of views.all) {
@@ -140,6 +149,8 @@ function createViews(cell, model, autosave, commands, createEditor) {
     createSummaryView(),
     createOutputView(),
     createResultsView(),
+    ...(exercise ? [createHelpView({ hintNodes: cell.hintNodes, revealAfter: cell.revealAfter,
+      commands: commands.help })] : []),
     createDiffView(),
   ];
   return { editor, all };
@@ -228,10 +239,12 @@ function createCommands(cell, env, model, autosave, settings) {
     const result = await python.request("check", {
       tests: bundle.tests, files: { ...gate.files, [bundle.importPath]: code }, learner: bundle.importPath,
       names: bundle.names, ...rewriting(bundle),
+      ...(Array.isArray(bundle.mistakes) ? { mistakes: bundle.mistakes } : {}),
     }, { timeLimit: settings.timeLimit });
     const saved = { ...result, code, at: Date.now() };
     dispatch(actions.finished(saved, { timeLimit: settings.timeLimit }));
     store.set(keys.result(cell.slug), saved);
+    commands.help?.afterCheck(result);
     env.doc.dispatchEvent(new (env.doc.defaultView?.CustomEvent || CustomEvent)("tl:result", {
       detail: { slug: cell.slug, result, code },
     }));

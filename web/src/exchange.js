@@ -11,7 +11,9 @@
 export const FORMAT = "tinyllm-progress";
 export const VERSION = "v1";
 export const COURSE = "tinyllm";
-const KEY = /^(code|result|elsewhere|prefs|draft):([a-z0-9]+(?:-[a-z0-9]+)*)$|^prompt:([a-z0-9-]+)\/([a-z0-9-]+)$/;
+const KEY = /^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a-z0-9]+)*)$|^prompt:([a-z0-9-]+)\/([a-z0-9-]+)$/;
+/** A course-wide setting of the learner's (`settings:diagnoses`): it belongs to no exercise. */
+const SETTING = /^settings:[a-z0-9-]+$/;
 
 /** The slug an entry belongs to (`code:m07-6` → "m07-6", `prompt:e7-3/residual` → "e7-3"), or "". */
 export function slugOf(key) {
@@ -86,6 +88,10 @@ export function planImport(dump, { get, slugs }) {
   };
   for (const [key, value] of Object.entries(dump.data)) {
     const slug = slugOf(key);
+    if (SETTING.test(key)) {
+      writes.push([key, value]);
+      continue;
+    }
     if (!slug || key.startsWith("draft:")) {
       skipped.push(key);
       continue;
@@ -110,9 +116,25 @@ export function planImport(dump, { get, slugs }) {
       elsewhere.push(slug);
       continue;
     }
-    writes.push([key, value]);
+    writes.push([key, key.startsWith("help:") ? mergeHelp(get(key), value) : value]);
   }
   return { writes, unknown: [...unknown].sort(), kept, elsewhere, skipped };
+}
+
+/**
+ * Help taken on an exercise, from two records (this browser's and a file's): an import never hides a hint or
+ * forgets a revealed reference, so the larger counts and the earlier reveal win.
+ * @param {any} mine  this browser's `help:` entry, or null
+ * @param {any} theirs  the file's
+ */
+export function mergeHelp(mine, theirs) {
+  const a = mine && typeof mine === "object" ? mine : {};
+  const b = theirs && typeof theirs === "object" ? theirs : {};
+  const count = (v) => (Number.isInteger(v) && v > 0 ? v : 0);
+  const merged = { hints: Math.max(count(a.hints), count(b.hints)), failed: Math.max(count(a.failed), count(b.failed)) };
+  const reveals = [a.revealed, b.revealed].filter((v) => typeof v === "number" && v > 0);
+  if (reveals.length) merged.revealed = Math.min(...reveals);
+  return merged;
 }
 
 /**

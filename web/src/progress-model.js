@@ -57,6 +57,25 @@ export function exerciseStatus(get, entry) {
 
 export const STATUS_TEXT = { done: "done", "in-progress": "in progress", "not-started": "not started" };
 
+/**
+ * The help taken on an exercise (cell/help.js saves it): hints revealed, and whether the reference was shown,
+ * which the progress page says and which never counts as a pass.
+ * @returns {{hints: number, revealed: boolean}}
+ */
+export function helpTaken(get, slug) {
+  const saved = get(keys.help(slug));
+  if (!saved || typeof saved !== "object") return { hints: 0, revealed: false };
+  return { hints: Number.isInteger(saved.hints) && saved.hints > 0 ? saved.hints : 0,
+    revealed: typeof saved.revealed === "number" && saved.revealed > 0 };
+}
+
+/** The words for the help taken ("", "1 hint", "2 hints; saw the reference"). */
+export function helpText(help) {
+  const parts = help.hints ? [`${help.hints} hint${help.hints === 1 ? "" : "s"}`] : [];
+  if (help.revealed) parts.push("saw the reference");
+  return parts.join("; ");
+}
+
 /** The words for a code state on the progress page. */
 export function codeText(code) {
   if (code.state === "elsewhere") return "passed with ol; not yet checked here (the page checks it once Python is ready)";

@@ -3,7 +3,7 @@
  * and export, import and reset of everything this browser has saved. No server involved: export is a file
  * download, import reads a file the learner picks.
  */
-import { codeState, codeText, exerciseStatus, promptState, STATUS_TEXT } from "./progress-model.js";
+import { codeState, codeText, exerciseStatus, helpTaken, helpText, promptState, STATUS_TEXT } from "./progress-model.js";
 import { parseDump } from "./exchange.js";
 import { el } from "./dom.js";
 import { watchScroller } from "./a11y.js";
@@ -53,7 +53,13 @@ function renderTable(index, store, base) {
     }
     if (list.children.length) prompts.append(list);
     else prompts.textContent = "none";
-    row.append(name, el("td", { class: `tl-status-${status}` }, STATUS_TEXT[status]), el("td", { "data-code": code.state }, codeText(code)), prompts);
+    const help = helpTaken(get, entry.slug);
+    const codeCell = el("td", { "data-code": code.state }, codeText(code));
+    if (helpText(help)) {
+      codeCell.append(el("span", { class: "tl-help-taken", "data-help": help.revealed ? "revealed" : "hints" },
+        ` (${helpText(help)})`));
+    }
+    row.append(name, el("td", { class: `tl-status-${status}` }, STATUS_TEXT[status]), codeCell, prompts);
     body.append(row);
   }
   return table;

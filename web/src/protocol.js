@@ -15,11 +15,14 @@
  * @typedef {{type: "run", id: number, code: string, filename: string, files?: Files}} RunRequest
  *   Run `code` as a script named `filename`; `files` (dependency sources) are importable meanwhile.
  * @typedef {{type: "check", id: number, tests: Files, files: Files, learner: string, names: string[],
- *   rewritten?: Rewritten}} CheckRequest
+ *   rewritten?: Rewritten, mistakes?: Mistake[]}} CheckRequest
  *   Run the hidden suite `tests` against `files`; `learner` is the key of `files` that holds the learner's own
  *   file; `names` the catalogue's test names in order (every one appears in the result); `rewritten`: the
  *   bundle's assertion rewriting of `tests`, made at build time (tools/rewriting.py), which spares the first
- *   check of an exercise pytest's own rewriting.
+ *   check of an exercise pytest's own rewriting; `mistakes`: the exercise's known mistakes (the bundle's), which
+ *   the result's `diagnosis` is drawn from.
+ * @typedef {{mutant: string, pitfall: string, number?: number|null, fingerprint: string[]}} Mistake
+ *   checker/diagnosis.py: a mutant, the pitfall it stands for, the page's pitfall number, and how it fails.
  * @typedef {{tag: string, tests: Record<string, string>}} Rewritten
  *   checker/judge.py adopt_rewriting: the interpreter and pytest it was made for, and per test file the base64
  *   of its zlib-compressed marshalled code object.
@@ -64,14 +67,21 @@
  *   An image (`data`: base64, `alt`: its text alternative, the figure's title or "figure N") or a note (a cap
  *   reached, a figure drawn smaller or not at all); `at`: where in `stdout` it was shown (absent or null: after
  *   the text).
- * @typedef {{name: string, outcome: "passed"|"failed"|"error", message: string, where?: string}} TestResult
- *   `where`: "file:line" of the innermost frame of the learner's code (or the test's) that failed.
+ * @typedef {{name: string, outcome: "passed"|"failed"|"error", message: string, where?: string, case?: string}}
+ *   TestResult
+ *   `where`: "file:line" of the innermost frame of the learner's code (or the test's) that failed; `case`: how it
+ *   failed in terms learner code cannot change (checker/messages.py `case`), which the diagnosis compares.
  * @typedef {{status: "passed"|"failed"|"error"|"timeout", tests: TestResult[], stdout: string, traceback: string,
- *            phase?: Phase, tainted?: "before"|"during", durations?: Record<string, number>}} CheckResult
+ *            phase?: Phase, tainted?: "before"|"during", durations?: Record<string, number>,
+ *            diagnosis?: Diagnosis[]}} CheckResult
  *   `phase`: where the check ended, machine-readable (optional until every judge sends it). `tainted`: the
  *   judging machinery was modified before this check (by code run earlier) or during it; the result is an
  *   error and the client replaces the worker (retrying once, on a clean one, for "before"). `durations`: ms each
- *   test's body ran, for authors and the benchmark.
+ *   test's body ran, for authors and the benchmark. `diagnosis`: the known mistakes the failure looks like (only
+ *   on a failed check that reached its tests, when the request carried `mistakes`), best match first.
+ * @typedef {{pitfall: string, number: number|null, mutants: string[], also: string[]}} Diagnosis
+ *   checker/diagnosis.py `diagnose`: a pitfall's text (`also`: other texts of the same numbered pitfall), the
+ *   page's pitfall number or null, and the mutants that fail exactly like the learner's code.
  * @typedef {"import"|"collect"|"tests"|"tampered"|"timeout"} Phase
  *   import: the learner's module did not import; collect: the hidden tests could not start against it; tests:
  *   the tests ran; tampered: nothing was judged (see `tainted`); timeout: stopped by a time limit.
@@ -105,6 +115,15 @@ const isMap = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v) => Number.isInteger(v) && v >= 0;
 const stringsOf = (v) => isMap(v) && Object.values(v).every((s) => typeof s === "string");
 
+const strings = (v) => Array.isArray(v) && v.every((s) => typeof s === "string");
+const numberOrNull = (v) => v === undefined || v === null || Number.isInteger(v);
+/** Whether `value` is a known mistake (Mistake), as the bundles carry them. */
+export const mistakeFits = (value) => isMap(value) && typeof value.mutant === "string"
+  && typeof value.pitfall === "string" && numberOrNull(value.number) && strings(value.fingerprint);
+/** Whether `value` is one entry of a result's `diagnosis` (Diagnosis). */
+export const diagnosisFits = (value) => isMap(value) && typeof value.pitfall === "string"
+  && numberOrNull(value.number) && strings(value.mutants) && (value.also === undefined || strings(value.also));
+
 /** Whether `value` has the shape of a check request's `rewritten` (CheckRequest): a string tag, and tests mapping
  * names to strings. */
 export const rewrittenFits = (value) => isMap(value) && typeof value.tag === "string" && stringsOf(value.tests);
@@ -137,6 +156,10 @@ export function requestProblem(msg) {
   }
   if (msg.type === "check" && msg.rewritten !== undefined && !rewrittenFits(msg.rewritten)) {
     return "check's rewritten needs a string tag and tests mapping names to strings";
+  }
+  if (msg.type === "check" && msg.mistakes !== undefined && !(Array.isArray(msg.mistakes)
+      && msg.mistakes.every(mistakeFits))) {
+    return "check's mistakes must be a list of {mutant, pitfall, fingerprint}";
   }
   return "";
 }
@@ -188,7 +211,8 @@ export function resultProblem(result, requestType) {
     if (!Array.isArray(result.tests)) return "a check result needs tests";
     for (const t of result.tests) {
       if (!isMap(t) || typeof t.name !== "string" || !OUTCOMES.includes(t.outcome) || typeof t.message !== "string"
-          || (t.where !== undefined && typeof t.where !== "string")) {
+          || (t.where !== undefined && typeof t.where !== "string")
+          || (t.case !== undefined && typeof t.case !== "string")) {
         return `malformed test result ${JSON.stringify(t)}`;
       }
     }
@@ -203,6 +227,9 @@ export function resultProblem(result, requestType) {
       const problem = figureProblem(figure);
       if (problem) return problem;
     }
+  }
+  if (result.diagnosis !== undefined && !(Array.isArray(result.diagnosis) && result.diagnosis.every(diagnosisFits))) {
+    return "diagnosis must be a list of {pitfall, number, mutants}";
   }
   if (result.durations !== undefined && !(isMap(result.durations)
       && Object.values(result.durations).every((ms) => typeof ms === "number"))) {

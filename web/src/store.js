@@ -206,4 +206,8 @@ export const keys = {
   draft: (slug) => `draft:${slug}`,
   /** A pass imported from `ol`, with the code that passed there; it counts once this page checked that code. */
   elsewhere: (slug) => `elsewhere:${slug}`,
+  /** Help taken on an exercise (cell/help.js): hints revealed, failed checks, when the reference was shown. */
+  help: (slug) => `help:${slug}`,
+  /** A course-wide preference of the learner's (`settings:diagnoses`: name the known mistake a failure looks like). */
+  setting: (name) => `settings:${name}`,
 };

@@ -599,6 +599,7 @@ async function handle(msg) {
   } else {
     result = invoke(() => bridge.check(JSON.stringify({
       tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names, rewritten: msg.rewritten,
+      mistakes: msg.mistakes,
     })), { status: "timeout", tests: [], stdout: "", traceback: "", phase: "import" });
   }
   if (result) post({ type: "result", id: msg.id, result });

@@ -58,8 +58,8 @@ test("an exercise cell mounts its views in order, with the stable hooks", async 
   assert.equal(root.querySelector(".tl-fallback"), null, "the no-JavaScript fallback goes");
   const order = [...root.children].map((c) => c.className.split(" ")[0]);
   assert.deepEqual(order, ["tl-intro", "tl-data", "tl-cell-head", "tl-conflict", "tl-editor", "tl-toolbar", "tl-deps", "tl-summary",
-    "tl-output", "tl-results", "tl-diff"]);
-  assert.deepEqual([...root.querySelectorAll("button")].map((b) => b.className),
+    "tl-output", "tl-results", "tl-help", "tl-diff"]);
+  assert.deepEqual([...root.querySelectorAll(".tl-toolbar button")].map((b) => b.className),
     ["md-button tl-run", "md-button tl-check md-button--primary", "md-button tl-stop", "md-button tl-reset"]);
   assert.equal(root.dataset.state, "idle");
   await until(() => root.dataset.python === "judge", 1000, "Python ready");
@@ -266,7 +266,7 @@ test("pagehide saves at once, and destroy removes every listener", async (t) => 
   const real = s.win.removeEventListener.bind(s.win);
   s.win.removeEventListener = (type, fn) => { listeners.push(type); real(type, fn); };
   s.dispose();
-  assert.deepEqual(listeners.sort(), ["pagehide", "storage"]);
+  assert.deepEqual(listeners.sort(), ["pagehide", "storage", "storage"], "the autosave's and the help's");
   assert.equal(editor.destroyed, true);
   assert.equal(s.root.tlCell, undefined);
   assert.equal(s.root.querySelector(".tl-toolbar"), null);
@@ -496,4 +496,117 @@ test("an example that uses an exercise runs with the learner's saved code and it
   s.store.remove(keys.code("m-2"));
   await example.run();
   assert.equal(log.filter((m) => m.type === "run").at(-1).files[BUNDLES["m-2"].importPath], "# starter of m-2\n");
+});
+
+// ---- help when stuck: the known mistake, hints, the reference on the author's terms (cell/help.js) -------------
+
+const MISTAKES = [
+  { mutant: "s01", pitfall: "accepting on u <= r", number: 1, fingerprint: ["test_one failed 3 AssertionError"] },
+  { mutant: "loose", pitfall: "a sum that is not left to right", number: null, fingerprint: ["test_two failed 9 X"] },
+];
+const HELPED = { ...BUNDLES, "e-1": bundle("e-1", "E1", { directRequires: [], mistakes: MISTAKES }) };
+const helpPage = (extra = {}, hints = ["First, a nudge.", "Then the <em>decisive</em> idea."]) =>
+  exerciseHTML(data("e-1", extra), { hints }) + '<table><tr><td><span id="pitfall-1"></span>1.</td></tr></table>';
+const shown = (root, selector) => [...root.querySelectorAll(selector)].filter((n) => !n.closest("[hidden]"));
+
+test("a failing check that looks like a known mistake names its pitfall and links the page's row", async (t) => {
+  const s = setup(helpPage(), { bundles: HELPED });
+  t.after(s.dispose);
+  const help = s.root.querySelector(".tl-help");
+  assert.equal(help.hidden, true, "no help before anything failed");
+  s.root.tlCell.editor.setCode("fail, mistake:s01\n");
+  await s.root.tlCell.check();
+  const sent = s.workers[0].log.find((m) => m.type === "check" && m.files["tinyllm/e_1.py"].includes("mistake"));
+  assert.deepEqual(sent.mistakes, MISTAKES, "the bundle's known mistakes go with the check");
+  const box = s.root.querySelector("[data-diagnosis]");
+  assert.equal(box.hidden, false);
+  assert.match(box.textContent, /This looks like a known mistake:\s*pitfall 1: accepting on u <= r/);
+  assert.deepEqual([...box.querySelectorAll("[data-pitfall]")].map((n) => n.dataset.pitfall), ["1"]);
+  assert.equal(box.querySelector("a").getAttribute("href"), "#pitfall-1");
+  assert.deepEqual(s.store.get(keys.result("e-1")).diagnosis[0].mutants, ["s01"], "saved with the result");
+  // Turned off: nothing named, and the choice is kept with the learner's progress.
+  const toggle = s.root.querySelector(".tl-diagnoses");
+  toggle.checked = false;
+  toggle.dispatchEvent(new (s.document.defaultView.Event)("change"));
+  assert.equal(box.hidden, true);
+  assert.equal(s.store.get(keys.setting("diagnoses")), false);
+  s.root.tlCell.editor.setCode("fail, mistake:loose\n");
+  await s.root.tlCell.check();
+  assert.equal(box.hidden, true, "still off");
+  toggle.checked = true;
+  toggle.dispatchEvent(new (s.document.defaultView.Event)("change"));
+  assert.deepEqual([...box.querySelectorAll("[data-pitfall]")].map((n) => n.dataset.pitfall), ["loose"],
+    "an unnumbered pitfall is named by its mutant");
+  assert.equal(box.querySelector("a"), null);
+  s.root.tlCell.editor.setCode("fail, nothing known\n");
+  await s.root.tlCell.check();
+  assert.equal(box.hidden, true, "a failure the mutants do not cover names nothing");
+  s.root.tlCell.editor.setCode("all good\n");
+  await s.root.tlCell.check();
+  assert.equal(box.hidden, true, "nor does a pass");
+});
+
+test("hints come one at a time after a failed check, stay through Reset and a reload, and count", async (t) => {
+  const storage = new SharedStorage();
+  const s = setup(helpPage(), { bundles: HELPED, storage });
+  const next = s.root.querySelector(".tl-hint-next");
+  assert.equal(s.root.querySelector(".tl-help").hidden, true);
+  s.root.tlCell.editor.setCode("fail\n");
+  await s.root.tlCell.check();
+  assert.equal(next.hidden, false);
+  assert.equal(next.textContent, "Show a hint (1 of 2)");
+  next.click();
+  assert.deepEqual(shown(s.root, "[data-hint]").map((n) => n.dataset.hint), ["1"]);
+  assert.match(s.root.querySelector("[data-hint='1']").textContent, /Hint 1 of 2\s*First, a nudge\./);
+  assert.equal(next.textContent, "Show the next hint (2 of 2)");
+  next.click();
+  assert.equal(s.root.querySelector("[data-hint='2'] em").textContent, "decisive", "the page's own HTML");
+  assert.equal(next.hidden, true, "no third");
+  s.root.querySelector(".tl-reset").click();
+  assert.equal(shown(s.root, "[data-hint]").length, 2, "Reset of the code hides no hint");
+  assert.deepEqual(s.store.get(keys.help("e-1")), { hints: 2, failed: 1 });
+  s.dispose();
+  const again = setup(helpPage(), { bundles: HELPED, storage });
+  t.after(again.dispose);
+  assert.equal(again.root.querySelector(".tl-help").hidden, false);
+  assert.equal(shown(again.root, "[data-hint]").length, 2, "revealed hints survive a reload");
+});
+
+test("after-attempts: the reference only after N failed checks and every hint, confirmed, recorded, not a pass", async (t) => {
+  const s = setup(helpPage({ revealAfter: 2 }), { bundles: HELPED });
+  t.after(s.dispose);
+  const button = s.root.querySelector(".tl-reveal");
+  const rule = s.root.querySelector(".tl-reveal-rule");
+  s.root.tlCell.editor.setCode("fail\n");
+  await s.root.tlCell.check();
+  assert.equal(button.hidden, true);
+  assert.match(rule.textContent, /after 2 failed checks and every hint \(so far: 1 of 2 failed checks, 0 of 2 hints\)/);
+  await s.root.tlCell.check();
+  assert.equal(button.hidden, true, "two failures, but the hints are not all seen");
+  s.root.querySelector(".tl-hint-next").click();
+  s.root.querySelector(".tl-hint-next").click();
+  assert.equal(button.hidden, false);
+  button.click();
+  const confirm = s.root.querySelector(".tl-reveal-box .tl-confirm");
+  assert.equal(confirm.hidden, false, "a confirmation first");
+  confirm.querySelector(".tl-confirm-no").click();
+  assert.equal(confirm.hidden, true);
+  assert.equal(s.root.querySelector("[data-reveal]").hidden, true, "Not yet shows nothing");
+  button.click();
+  confirm.querySelector(".tl-confirm-yes").click();
+  await until(() => !s.root.querySelector("[data-reveal]").hidden, 500, "the reference");
+  assert.equal(s.root.querySelector("[data-reveal] pre").textContent, "# reference of E1\n");
+  assert.equal(typeof s.store.get(keys.help("e-1")).revealed, "number", "recorded");
+  assert.equal(s.store.get(keys.result("e-1")).status, "failed", "and not a pass");
+});
+
+test("after-pass (the default): no reveal before a pass, however many failures", async (t) => {
+  const s = setup(helpPage(), { bundles: HELPED });
+  t.after(s.dispose);
+  s.root.tlCell.editor.setCode("fail\n");
+  for (let i = 0; i < 3; i += 1) await s.root.tlCell.check();
+  s.root.querySelector(".tl-hint-next").click();
+  s.root.querySelector(".tl-hint-next").click();
+  assert.equal(s.root.querySelector(".tl-reveal-box").hidden, true);
+  assert.equal(s.store.get(keys.help("e-1")).failed, 3);
 });

@@ -2,8 +2,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 
-import { COURSE, FORMAT, VERSION, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
+import { COURSE, FORMAT, VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
 
 test("the format constants are the ones checker/exchange.py writes", () => {
   const py = readFileSync(new URL("../../checker/exchange.py", import.meta.url), "utf8");
@@ -48,4 +49,27 @@ test("an imported pass is unverified until this page checked the same code", () 
   saved["result:a-1"] = { status: "failed", code: "x = 1" };
   assert.equal(unverified(get, "a-1"), null, "checked here (whatever the verdict): the page's own result counts");
   assert.equal(unverified(get, "b-2"), null);
+});
+
+test("both sides read the same keys: what one writes, the other does not drop", () => {
+  const keys = ["code:m07-6", "code:t1-1", "result:e7-3", "elsewhere:t1-1", "prefs:a", "draft:a", "help:m07-6", "prompt:e7-3/alpha",
+    "settings:diagnoses", "settings:Bad", "corrupt:code:a", "help:Bad Slug", "hints:a", "code:", "code:a/b"];
+  const dump = { format: FORMAT, version: VERSION, data: Object.fromEntries(keys.map((k) => [k, { code: "x", status: "passed" }])) };
+  const plan = planImport(dump, { get: () => null, slugs: new Set(["m07-6", "e7-3", "t1-1", "a"]) });
+  const js = keys.filter((k) => !plan.skipped.includes(k) && k !== "draft:a");
+  const script = "import json, sys; from checker import exchange; "
+    + "d = exchange.parse(sys.stdin.read(), 'tinyllm'); print(json.dumps(sorted(d.data)))";
+  const py = JSON.parse(execFileSync("python3", ["-c", script], {
+    input: JSON.stringify(dump), cwd: new URL("../../", import.meta.url), encoding: "utf8" }));
+  assert.deepEqual(py.filter((k) => k !== "draft:a").sort(), js.sort());
+});
+
+test("help taken merges on import: nothing revealed is hidden again", () => {
+  assert.deepEqual(mergeHelp(null, { hints: 2, failed: 1 }), { hints: 2, failed: 1 });
+  assert.deepEqual(mergeHelp({ hints: 3, failed: 0, revealed: 50 }, { hints: 1, failed: 4, revealed: 90 }),
+    { hints: 3, failed: 4, revealed: 50 });
+  assert.deepEqual(mergeHelp({ hints: "3" }, { revealed: -1 }), { hints: 0, failed: 0 }, "nonsense counts as nothing");
+  const dump = { data: { "help:a-1": { hints: 1, failed: 2 }, "settings:diagnoses": false } };
+  const plan = planImport(dump, { get: (k) => (k === "help:a-1" ? { hints: 2, failed: 0 } : null), slugs: new Set(["a-1"]) });
+  assert.deepEqual(plan.writes, [["help:a-1", { hints: 2, failed: 2 }], ["settings:diagnoses", false]]);
 });

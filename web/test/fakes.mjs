@@ -102,7 +102,8 @@ export class FakeWorker {
 /** Run: `print:<text>` prints, `loop` spins until interrupted (as Python does), `unwind:<ms>` answers <ms> after
  *  the interrupt (a slow clean-up), `swallow` takes the interrupt and spins on (code that catches
  *  KeyboardInterrupt), `stuck` never answers, else ok.
- *  Check: every name passes, unless the learner file contains `fail`, or `tamper` (refused as tampered before). */
+ *  Check: every name passes, unless the learner file contains `fail`, or `tamper` (refused as tampered before);
+ *  a failing file with `mistake:<mutant>` gets a diagnosis naming that mutant of the request's `mistakes`. */
 export function defaultBehaviour(msg, api) {
   api.started();
   if (msg.type === "run") {
@@ -131,8 +132,13 @@ export function defaultBehaviour(msg, api) {
       return;
     }
     const outcome = learner.includes("fail") ? "failed" : "passed";
+    // `mistake:<mutant>` in the learner's file: the judge found it looks like that known mistake of the request's.
+    const named = /mistake:([\w-]+)/.exec(learner);
+    const known = named && (msg.mistakes || []).find((m) => m.mutant === named[1]);
+    const diagnosis = known ? { diagnosis: [{ pitfall: known.pitfall, number: known.number ?? null, mutants: [known.mutant], also: [] }] } : {};
     api.result({ status: outcome === "passed" ? "passed" : "failed", stdout: "", traceback: "", phase: "tests",
-      tests: msg.names.map((name) => ({ name, outcome, message: outcome === "passed" ? "" : "expected 1, got 2" })) });
+      tests: msg.names.map((name) => ({ name, outcome, message: outcome === "passed" ? "" : "expected 1, got 2" })),
+      ...(outcome === "failed" ? diagnosis : {}) });
     return;
   }
   api.result({ status: "ok", stdout: "", traceback: "" });
@@ -229,11 +235,13 @@ export function page(body) {
 }
 
 /** The placeholder mdwidgets writes for an exercise cell, with `data` as its JSON. */
-export function exerciseHTML(data, { raw } = {}) {
+export function exerciseHTML(data, { raw, hints = [] } = {}) {
   const json = raw ?? JSON.stringify(data);
   return `<div class="tl-cell" data-exercise="${data.slug || "x"}" data-kind="exercise"><div class="tl-intro"></div>`
     + `<div class="tl-fallback"><pre><code>${data.starter || ""}</code></pre></div>`
-    + `<script type="application/json" class="tl-data">${json}</script></div>`;
+    + `<script type="application/json" class="tl-data">${json}</script>`
+    + hints.map((h, i) => `<div class="tl-hint-source" hidden data-hint-source="${i + 1}"><p>${h}</p></div>`).join("")
+    + "</div>";
 }
 
 /** The placeholder of a `/// pycell` example. */

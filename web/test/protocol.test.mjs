@@ -161,6 +161,22 @@ test("results: statuses per request type, rows, and the optional phase, tainted,
   assert.ok(CHECK_STATUSES.includes("stopped"), "the client's own results are checks too");
 });
 
+test("a check may carry known mistakes, and its result a diagnosis drawn from them", () => {
+  const check = { type: "check", id: 1, tests: {}, files: {}, learner: "a.py", names: [] };
+  const mistake = { mutant: "s01", pitfall: "u <= r", number: 1, fingerprint: ["t failed 3 AssertionError"] };
+  assert.equal(requestProblem({ ...check, mistakes: [mistake, { ...mistake, number: null }] }), "");
+  for (const bad of [{}, [{ ...mistake, fingerprint: "t" }], [{ ...mistake, number: 1.5 }], [{ ...mistake, mutant: 1 }]]) {
+    assert.match(requestProblem({ ...check, mistakes: bad }), /mistakes/, JSON.stringify(bad));
+  }
+  const found = { pitfall: "u <= r", number: 1, mutants: ["s01"], also: [] };
+  assert.equal(resultProblem({ ...CHECKED, diagnosis: [found] }, "check"), "");
+  assert.equal(resultProblem({ ...CHECKED, tests: [{ ...CHECKED.tests[0], case: "3 AssertionError" }] }, "check"), "");
+  assert.match(resultProblem({ ...CHECKED, tests: [{ ...CHECKED.tests[0], case: 3 }] }, "check"), /malformed/);
+  for (const bad of [found, [{ ...found, mutants: "s01" }], [{ ...found, number: "1" }], [{ ...found, also: [1] }]]) {
+    assert.match(resultProblem({ ...CHECKED, diagnosis: bad }, "check"), /diagnosis/, JSON.stringify(bad));
+  }
+});
+
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
 const IMAGE = { kind: "image", mime: "image/png", data: PNG, alt: "exact against naive", at: 12 };
 

@@ -35,6 +35,9 @@ export function describeCell(root, { pathname }) {
       kind: "exercise", data, slug: data.slug, id: data.id, path: data.path, filename: data.importPath,
       starter: data.starter, label: `Code editor for ${data.id}: ${data.path}`,
       requires: Array.isArray(data.requires) ? data.requires : [], timeLimit: data.timeLimit || 20,
+      // Hints are the page's HTML (mdwidgets renders them, hidden, in the placeholder); the reveal policy is data.
+      hintNodes: [...root.querySelectorAll(":scope > .tl-hint-source")],
+      revealAfter: Number.isInteger(data.revealAfter) && data.revealAfter > 0 ? data.revealAfter : 0,
     };
   }
   const data = widgetData(root, EXAMPLE);

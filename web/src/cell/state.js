@@ -12,12 +12,16 @@ import { summarise } from "./summary.js";
  *   python: PythonStatus, busy: ""|"run"|"check", status: string, message: string, output: string,
  *   figures: import("../protocol.js").Figure[],
  *   tests: object[]|null, stale: boolean, result: object|null, diff: {same: boolean, lines: object[]}|null,
- *   deps: import("../dependencies.js").Gate|null, conflict: {theirs: string, where: "tab"|"draft"}|null}} CellState
+ *   deps: import("../dependencies.js").Gate|null, conflict: {theirs: string, where: "tab"|"draft"}|null,
+ *   help: import("./help.js").Help, diagnoses: boolean, confirming: boolean, reference: string|null}} CellState
  *   busy: what is running; status: the last result's status (the root's data-status; "" while busy); message:
  *   the summary line; output: the learner's output and traceback; figures: what the last run drew, each placed
  *   in `output` by its `at` (absent or null: after the text); tests: the rows of the last check; stale: the
  *   rows describe an earlier check while a new one runs; result: the result shown; diff: the learner's code
- *   against the reference after a pass; deps: the dependency rule's verdict; conflict: another tab's version
+ *   against the reference after a pass; deps: the dependency rule's verdict; conflict: another tab's version;
+ *   help: the help taken on the exercise (hints revealed, failed checks, the reference revealed: cell/help.js);
+ *   diagnoses: the learner's preference, name the known mistake a failure looks like; confirming: the reveal's
+ *   confirmation is open; reference: the reference's code once revealed (loaded from the bundle)
  */
 
 /** @returns {CellState} */
@@ -27,6 +31,7 @@ export function initialState({ kind, starter, code }) {
     python: { stage: "", failed: "", restarts: 0 },
     busy: "", status: "", message: "", output: "", figures: [],
     tests: null, stale: false, result: null, diff: null, deps: null, conflict: null,
+    help: { hints: 0, failed: 0, revealed: 0 }, diagnoses: true, confirming: false, reference: null,
   };
 }
 
@@ -54,8 +59,16 @@ export const actions = {
   conflict: (theirs, where) => ({ type: "conflict", theirs, where }),
   /** The learner chose which version to keep. */
   resolved: (code) => ({ type: "resolved", code }),
-  /** Reset: the starter code is back. */
+  /** Reset: the starter code is back (hints and a revealed reference stay). */
   reset: () => ({ type: "reset" }),
+  /** The help taken on the exercise changed (a hint, a failed check, a reveal), or was read from storage. */
+  help: (help) => ({ type: "help", help }),
+  /** The learner turned the naming of known mistakes on or off. */
+  diagnoses: (on) => ({ type: "diagnoses", on }),
+  /** The reveal's confirmation opened (true) or closed. */
+  confirming: (open) => ({ type: "confirming", open }),
+  /** The reference's code, once revealed. */
+  reference: (code) => ({ type: "reference", code }),
 };
 
 const LABELS = {
@@ -102,6 +115,14 @@ export function reduce(state, action) {
       return { ...state, conflict: null, code: action.code };
     case "reset":
       return { ...state, code: state.starter, message: "Starter code restored. Undo with Ctrl/⌘+Z if that was a mistake." };
+    case "help":
+      return { ...state, help: { ...action.help } };
+    case "diagnoses":
+      return action.on === state.diagnoses ? state : { ...state, diagnoses: action.on };
+    case "confirming":
+      return action.open === state.confirming ? state : { ...state, confirming: action.open };
+    case "reference":
+      return { ...state, reference: action.code, confirming: false };
     default:
       throw new Error(`unknown cell action ${JSON.stringify(action.type)}`);
   }
