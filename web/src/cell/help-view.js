@@ -16,7 +16,7 @@ import { mayReveal } from "./help.js";
 export function createHelpView({ hintNodes, revealAfter, commands }) {
   const total = hintNodes.length;
   const dom = el("section", { class: "tl-help", hidden: "", "aria-label": "Help with this exercise" });
-  const diagnosis = el("div", { class: "tl-diagnosis", "data-diagnosis": "", hidden: "" });
+  const diagnosis = el("div", { class: "tl-diagnosis", "data-diagnosis": "", hidden: "", "aria-live": "polite" });
   const hintList = el("div", { class: "tl-hints" });
   const hintButton = el("button", { type: "button", class: "md-button tl-hint-next" });
   const revealBox = el("div", { class: "tl-reveal-box", hidden: "" });
