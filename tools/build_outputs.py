@@ -87,6 +87,9 @@ class WheelsList:
     snapshot_compact_bytes: the total size of the snapshot parts' compact copies
     numpy_dynlibs: the extension modules numpy's first imports load, paths under site-packages, in the order
                  they load (tools/numpy_archive.mjs); the worker loads them ahead of the import
+    start_bytes: everything a start that restores the snapshot downloads (the core and its loader gzipped, the
+                 standard library, the snapshot's parts, the packs, the judge's zip), which the worker shows
+                 progress against; start_compact_bytes: the same with the compact copies
     optional:    packages loaded only when learner code imports them (OptionalPackage)
     """
 
@@ -101,6 +104,8 @@ class WheelsList:
     compact: bool = False
     snapshot_compact_bytes: int = 0
     numpy_dynlibs: tuple[str, ...] = field(default_factory=tuple)
+    start_bytes: int = 0
+    start_compact_bytes: int = 0
 
     def compact_files(self) -> set[str]:
         """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
@@ -116,12 +121,14 @@ class WheelsList:
 
     def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
                snapshot_bytes: int = 0, snapshot_size: int = 0, compact: bool = False,
-               snapshot_compact_bytes: int = 0, numpy_dynlibs: tuple[str, ...] = ()) -> WheelsList:
+               snapshot_compact_bytes: int = 0, numpy_dynlibs: tuple[str, ...] = (), start_bytes: int = 0,
+               start_compact_bytes: int = 0) -> WheelsList:
         """This list with the snapshot's parts and the packs named."""
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
                        snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size, compact=compact,
                        snapshot_compact_bytes=snapshot_compact_bytes,
-                       numpy_dynlibs=tuple(numpy_dynlibs))
+                       numpy_dynlibs=tuple(numpy_dynlibs), start_bytes=start_bytes,
+                       start_compact_bytes=start_compact_bytes)
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -142,7 +149,8 @@ def read_wheels_list(assets: Path) -> WheelsList:
                       snapshot_size=int(data.get("snapshot_size") or 0),
                       compact=data.get("compact") is True,
                       snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0),
-                      numpy_dynlibs=tuple(dynlibs))
+                      numpy_dynlibs=tuple(dynlibs), start_bytes=int(data.get("start_bytes") or 0),
+                      start_compact_bytes=int(data.get("start_compact_bytes") or 0))
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:

@@ -136,11 +136,11 @@ def write_index(site: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[s
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     name = html.escape(wheel.name)
     (project / "index.html").write_text(
-        f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Links for {PROJECT}</title></head><body>\n"
+        f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Links for {PROJECT}</title></head><body>\n"
         f"<h1>Links for {PROJECT}</h1>\n<a href=\"{name}#sha256={digest}\" data-requires-python=\"&gt;=3.11\">"
         f"{name}</a><br>\n</body></html>\n", encoding="utf-8")
     (site / "simple" / "index.html").write_text(
-        f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Simple index</title></head><body>\n"
+        f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Simple index</title></head><body>\n"
         f"<a href=\"{PROJECT}/\">{PROJECT}</a><br>\n</body></html>\n", encoding="utf-8")
     return wheel
 

@@ -72,10 +72,21 @@ def post_build(site: Path, course: Course) -> list[str]:
     wheel = ol_wheel.write_index(site, course.exercises, mistakes)
     # The build's version, which the progress page writes into its exports (`ol` reads it back).
     (target / "build.json").write_text(json.dumps({"course": ol_wheel.COURSE,
-                                                   "version": ol_wheel.wheel_version(wheel.name)}) + "\n")
+                                                   "version": ol_wheel.wheel_version(wheel.name),
+                                                   "progress": progress_page(course.docs)}) + "\n")
     search_later.write(site)  # the theme's search index is built once Python is ready, not while it starts
     offline.write(site)
     return warnings
+
+
+def progress_page(docs: Path) -> str:
+    """The URL path, relative to the site's root, of the page holding the progress widget (`/// progress`), which
+    the pages point learners to for Export (web/src/keep.js); "" when the course has none."""
+    for path in sorted(docs.rglob("*.md")):
+        if any(line.strip().startswith("/// progress") for line in path.read_text(encoding="utf-8").splitlines()):
+            stem = path.relative_to(docs).as_posix().removesuffix(".md")
+            return "" if stem == "index" else stem.removesuffix("/index").removesuffix("index") + "/"
+    return ""
 
 
 def main(argv: list[str]) -> int:

@@ -83,5 +83,16 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         snapshot_bytes=sum((assets / name).stat().st_size for name in parts),
         snapshot_size=sum(pack.contained_size(_head(assets / name)) for name in parts), compact=True,
         snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
-        numpy_dynlibs=tuple(json.loads((key / DYNLIBS).read_text(encoding="utf-8")))))
+        numpy_dynlibs=tuple(json.loads((key / DYNLIBS).read_text(encoding="utf-8"))),
+        **start_sizes(assets, checker_zip, packed)))
     return parts
+
+
+def start_sizes(assets: Path, checker_zip: Path, packed: tuple[str, ...]) -> dict[str, int]:
+    """What a start that restores the snapshot downloads, in bytes, with the LZ4 files and with the compact copies
+    (the worker's progress bar: worker.js)."""
+    size = lambda name: (assets / name).stat().st_size if (assets / name).is_file() else 0  # noqa: E731
+    common = sum(size(n) for n in (build_outputs.CORE_GZ, build_outputs.LOADER_GZ, "python_stdlib.zip"))
+    common += checker_zip.stat().st_size
+    return {"start_bytes": common + sum(size(n) for n in packed),
+            "start_compact_bytes": common + sum(size(n + build_outputs.COMPACT_SUFFIX) for n in packed)}

@@ -182,3 +182,27 @@ def test_an_open_lesson_is_told_of_an_update(page, private_site):
     assert page.locator("#tl-new-version").count() == 0  # the open page is the old one until it is reloaded
     page.reload()
     assert page.locator("#tl-new-version").count() == 1
+
+
+def test_a_page_not_saved_yet_says_so_offline_and_links_to_the_saved_ones(page, private_site):
+    root, server, url = private_site
+    page.goto(url + LESSON)
+    wait_precached(page)
+    # As if the copy had not reached the home page yet: take it out of the copy, then lose the host.
+    removed = page.evaluate("""async (home) => {
+        for (const name of await caches.keys()) {
+            if (name.startsWith('tinyllm-') && name !== 'tinyllm-handoff') await (await caches.open(name)).delete(home);
+        }
+        return home;
+    }""", url)
+    assert removed == url
+    server.shutdown()
+    server.server_close()
+    page.goto(url)
+    assert page.locator("h1").inner_text() == "This page is not saved for offline use yet"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    saved = page.locator("main li a")
+    assert saved.count() >= 1 and url not in [saved.nth(i).get_attribute("href") for i in range(saved.count())]
+    page.locator(f'main a[href="{url + LESSON}"]').click()  # a saved page still opens, and grades
+    wait_python(page, SLUG)
+    assert page.locator(f'.tl-cell[data-exercise="{SLUG}"]').count() == 1

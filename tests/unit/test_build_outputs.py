@@ -44,7 +44,8 @@ def test_both_sides_name_the_same_files():
         snapshot=build_outputs.snapshot_parts(), numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
         snapshot_bytes=8_307_577, snapshot_size=25_165_824, compact=True, snapshot_compact_bytes=5_482_775,
         numpy_dynlibs=("numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so",
-                       "numpy/random/mtrand.cpython-312-wasm32-emscripten.so")),
+                       "numpy/random/mtrand.cpython-312-wasm32-emscripten.so"),
+        start_bytes=20_000_000, start_compact_bytes=14_000_000),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -61,7 +62,8 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                                  for o in written.optional], "snapshotBytes": written.snapshot_bytes,
                     "snapshotSize": written.snapshot_size,
                     "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes,
-                    "numpyDynlibs": list(written.numpy_dynlibs)}
+                    "numpyDynlibs": list(written.numpy_dynlibs), "startBytes": written.start_bytes,
+                    "startCompactBytes": written.start_compact_bytes}
 
 
 @needs_node

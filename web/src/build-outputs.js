@@ -28,7 +28,7 @@ export const OUTPUTS = Object.freeze({
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
- *   snapshotCompactBytes: number, numpyDynlibs: string[]}} WheelsList
+ *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
@@ -36,6 +36,8 @@ export const OUTPUTS = Object.freeze({
  *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
  *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
+ *   `startBytes`: what a start that restores the snapshot downloads (`startCompactBytes` with the compact copies),
+ *   0 when not known: the start-up progress bar's total.
  */
 
 /**
@@ -61,6 +63,7 @@ export function readWheelsList(data) {
     snapshotBytes: Number(data.snapshot_bytes) || 0, snapshotSize: Number(data.snapshot_size) || 0,
     compact: data.compact === true,
     snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0, numpyDynlibs: [...(data.numpy_dynlibs || [])],
+    startBytes: Number(data.start_bytes) || 0, startCompactBytes: Number(data.start_compact_bytes) || 0,
   };
 }
 

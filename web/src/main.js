@@ -15,6 +15,7 @@ import { mountA11y } from "./a11y.js";
 import { mountEach } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
 import { fillsByItself, mountOffline, requestFill } from "./offline.js";
+import { keepWhenSaved } from "./keep.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -28,7 +29,7 @@ function safeLocalStorage() {
   }
 }
 
-function showNotice(text) {
+function showNotice(text, link = null) {
   let box = document.querySelector(".tl-notices");
   if (!box) {
     box = document.createElement("div");
@@ -39,7 +40,23 @@ function showNotice(text) {
   }
   const p = document.createElement("p");
   p.textContent = text;
+  if (link) {
+    const a = document.createElement("a");
+    a.href = link.href;
+    a.textContent = link.text;
+    p.append(" ", a);
+  }
   box.append(p);
+}
+
+/** The notice of keep.js, with a link to the progress page (assets/tl/build.json names it) for Export. */
+async function tellToExport(text) {
+  let href = "";
+  try {
+    const info = await (await fetch(new URL("tl/build.json", base))).json();
+    if (typeof info.progress === "string" && info.progress) href = new URL(info.progress, new URL("../", base)).href;
+  } catch { /* the notice still says what to do */ }
+  showNotice(text, href ? { href, text: "Export your progress" } : null);
 }
 
 /** Tell the learner, once, that a newer version of the site has taken over this page. */
@@ -138,8 +155,10 @@ function start() {
   const allowSearch = searchGate();
   watchForUpdates();
   const store = createStore(safeLocalStorage(), { events: window });
-  store.notices().forEach(showNotice);
-  store.onNotice(showNotice);
+  store.notices().forEach((text) => showNotice(text));
+  store.onNotice((text) => showNotice(text));
+  // Once there is work to keep, ask the browser to keep it; say so once where it does not promise (keep.js).
+  keepWhenSaved({ store, storage: navigator.storage || null, tell: tellToExport });
   renderMath().catch((err) => console.error(err));
   attempt(() => mountA11y(document));
   mountEach(document, ".tl-numeric", (root) => mountNumeric(root, store));

@@ -5,6 +5,8 @@
  */
 import { codeState, codeText, exerciseStatus, helpTaken, helpText, promptState, STATUS_TEXT } from "./progress-model.js";
 import { parseDump } from "./exchange.js";
+import { keepingText } from "./keep.js";
+import { keys } from "./store.js";
 import { el } from "./dom.js";
 import { watchScroller } from "./a11y.js";
 
@@ -80,7 +82,14 @@ export function mountProgress(root, { store, base }) {
   const no = el("button", { type: "button", class: "md-button tl-confirm-no" }, "Cancel");
   confirmBox.append(el("p", {}, "This erases your saved code, answers, predictions and results in this browser. Export first if you may want them back."), yes, no);
   tools.append(exportB, importLabel, resetB);
-  root.replaceChildren(tools, confirmBox, status, holder);
+  const keeping = el("p", { class: "tl-keeping" });
+  const sayKeeping = () => {
+    const { state, text } = keepingText(store);
+    keeping.dataset.state = state;
+    keeping.textContent = text;
+  };
+  sayKeeping();
+  root.replaceChildren(keeping, tools, confirmBox, status, holder);
 
   let index = [];
   let unwatch = () => {};
@@ -102,7 +111,7 @@ export function mountProgress(root, { store, base }) {
     status.textContent = `The list of exercises could not be loaded (${err.message}).`;
   });
 
-  exportB.addEventListener("click", () => exportProgress(store, base, status));
+  exportB.addEventListener("click", () => exportProgress(store, base, status).then(sayKeeping));
   importInput.addEventListener("change", async () => {
     const file = importInput.files && importInput.files[0];
     importInput.value = "";
@@ -146,6 +155,7 @@ async function exportProgress(store, base, status) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
   status.textContent = `Exported ${Object.keys(dump.data).length} saved items.`;
+  store.set(keys.local("exported"), dump.saved);
 }
 
 /**

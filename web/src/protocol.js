@@ -43,6 +43,10 @@
  *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker.js COMPACT_BELOW);
  *   `handedOff` (a second "judge" status, later): every file the worker downloaded is in the hand-off cache, so
  *   the offline copy can be completed without downloading them again (worker.js handingOff).
+ * @typedef {{type: "loading", received: number, total: number, ms: number}} LoadingReply
+ *   Start-up's downloads so far: `received` of `total` bytes (the wheels list's startBytes for the copies this
+ *   start fetches), `ms` since the worker started; sent at most every 200 ms while they arrive, and once when
+ *   all are in (received = total). None when the build gave no total.
  * @typedef {{type: "started", id: number}} StartedReply
  *   The request left the queue and Python began executing it.
  * @typedef {{type: "stdout", id: number, text: string}} StdoutReply
@@ -55,7 +59,7 @@
  *   The request could not be handled (unknown type, bad payload); `id` is absent when the request had none.
  * @typedef {{type: "fatal", message: string}} FatalReply
  *   The interpreter cannot go on; the client replaces the worker and fails its requests plainly.
- * @typedef {StatusReply|StartedReply|StdoutReply|ProgressReply|ResultReply|ErrorReply|FatalReply} Reply
+ * @typedef {StatusReply|LoadingReply|StartedReply|StdoutReply|ProgressReply|ResultReply|ErrorReply|FatalReply} Reply
  *
  * ## Results
  * @typedef {"python"|"numpy"|"judge"} Stage  each one ready: the interpreter; numpy (Run works); pytest (Check works)
@@ -92,7 +96,7 @@
  */
 
 export const REQUESTS = Object.freeze(["init", "run", "check", "cancel", "ping"]);
-export const REPLIES = Object.freeze(["status", "started", "stdout", "progress", "result", "error", "fatal"]);
+export const REPLIES = Object.freeze(["status", "loading", "started", "stdout", "progress", "result", "error", "fatal"]);
 export const FIGURE_KINDS = Object.freeze(["image", "note"]);
 export const FIGURE_MIMES = Object.freeze(["image/png"]);
 /** The start-up stages, in the order they are reached. */
@@ -180,6 +184,9 @@ export function replyProblem(msg, requestType) {
       if (msg.compact !== undefined && typeof msg.compact !== "boolean") return "status's compact must be true or false";
       if (msg.handedOff !== undefined && typeof msg.handedOff !== "boolean") return "status's handedOff must be true or false";
       return "";
+    case "loading":
+      return ["received", "total", "ms"].every((k) => Number.isFinite(msg[k]) && msg[k] >= 0)
+        ? "" : "loading needs received, total and ms";
     case "fatal":
       return typeof msg.message === "string" ? "" : "fatal needs a message";
     case "error":

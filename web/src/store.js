@@ -52,6 +52,7 @@ function olderNotice(backend) {
 export function createStore(backend, { events = null } = {}) {
   const memory = new Map();
   const listeners = new Set();
+  const writers = new Set();
   const notices = [];
   const persistent = writable(backend);
 
@@ -104,6 +105,7 @@ export function createStore(backend, { events = null } = {}) {
     if (!persistent) return false;
     try {
       backend.setItem(fullKey(key), JSON.stringify(value));
+      for (const fn of [...writers]) fn(key);
       return true;
     } catch (err) {
       notice(`Could not save "${key}" (${err && err.name === "QuotaExceededError" ? "storage is full" : "storage refused"}). It is kept while this page is open.`);
@@ -136,11 +138,12 @@ export function createStore(backend, { events = null } = {}) {
 
   /**
    * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/exchange.js):
-   * {format, version, course, build, origin, saved, data}. Drafts stay here: they are this browser's own.
+   * {format, version, course, build, origin, saved, data}. Drafts and `local:` facts stay here: they are this
+   * browser's own.
    */
   function exportAll({ build = "" } = {}) {
     const data = {};
-    for (const k of keys()) if (!k.startsWith("draft:")) data[k] = get(k);
+    for (const k of keys()) if (!k.startsWith("draft:") && !k.startsWith("local:")) data[k] = get(k);
     return { ...header({ build }), saved: new Date().toISOString(), data };
   }
 
@@ -160,9 +163,7 @@ export function createStore(backend, { events = null } = {}) {
   }
 
   /** Remove every entry of this version. */
-  function clearAll() {
-    for (const k of keys()) remove(k);
-  }
+  const clearAll = () => keys().forEach(remove);
 
   /**
    * Call `fn(key, how)` when another tab changed an entry of this version: `key` without the prefix, `how`
@@ -193,6 +194,8 @@ export function createStore(backend, { events = null } = {}) {
     /** Notices so far, and a subscription for later ones. */
     notices: () => [...notices],
     onNotice(fn) { listeners.add(fn); return () => listeners.delete(fn); },
+    /** Call `fn(key)` after each write that reached storage; returns an unsubscribe function. */
+    onSaved(fn) { writers.add(fn); return () => writers.delete(fn); },
   };
 }
 
@@ -210,4 +213,7 @@ export const keys = {
   help: (slug) => `help:${slug}`,
   /** A course-wide preference of the learner's (`settings:diagnoses`: name the known mistake a failure looks like). */
   setting: (name) => `settings:${name}`,
+  /** A fact about this browser (`local:storage`: did it promise to keep the work; `local:exported`: when the
+   * learner last exported), which exports leave out: it says nothing of another browser. */
+  local: (name) => `local:${name}`,
 };

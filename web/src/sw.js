@@ -162,6 +162,35 @@ self.addEventListener("message", (event) => {
   }
 });
 
+const escapeHTML = (text) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+/**
+ * The answer to a page of the site opened offline before the offline copy holds it: a page of its own saying so,
+ * with a link to every page that is saved (their titles read from the copy), home first.
+ */
+async function notSavedYet(url, cache) {
+  const pages = [];
+  for (const request of await cache.keys()) {
+    const address = request.url;
+    if (!address.endsWith("/") || !WANTED.has(address)) continue;
+    const html = await (await cache.match(request)).text();
+    const title = /<title>([^<]*)<\/title>/.exec(html)?.[1]?.trim() || address.slice(SCOPE.length) || "Home";
+    pages.push({ address, title });
+  }
+  pages.sort((a, b) => (a.address === SCOPE ? -1 : b.address === SCOPE ? 1 : a.title.localeCompare(b.title)));
+  const list = pages.map((p) => `<li><a href="${escapeHTML(p.address)}">${p.title}</a></li>`).join("\n");
+  const body = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Not saved for offline use yet</title>
+<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}</style></head>
+<body><main><h1>This page is not saved for offline use yet</h1>
+<p>You are offline, and <code>${escapeHTML(url.slice(SCOPE.length) || "/")}</code> had not been saved on this device
+before the connection went. It will be once you are back online and open the site again.</p>
+${pages.length ? `<p>These pages are saved and work offline:</p>\n<ul>\n${list}\n</ul>` : "<p>No page is saved yet.</p>"}
+</main></body></html>`;
+  return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(SCOPE)) return;
@@ -180,7 +209,12 @@ self.addEventListener("fetch", (event) => {
       try {
         response = await fetch(request);
       } catch (err) {
-        if (request.mode === "navigate") response = await cache.match(new URL("404.html", SCOPE));
+        // Offline: a page of the site that is not saved yet says so and links to the saved ones; any other
+        // address is the site's own "not found" page.
+        if (request.mode === "navigate") {
+          response = WANTED.has(url) ? isolate(await notSavedYet(url, cache))
+            : await cache.match(new URL("404.html", SCOPE));
+        }
         if (!response) return Response.error();
       }
       // A file of the offline copy, fetched through here: kept as it passes, so it is never downloaded again.

@@ -96,10 +96,11 @@ export class PythonWorker {
     return slot;
   }
 
-  /** Current start-up status: {stage, failed, restarts, isolated, handedOff}; handedOff: protocol.js StatusReply. */
+  /** Current start-up status: {stage, failed, restarts, isolated, handedOff, loading}; handedOff: protocol.js
+   * StatusReply; loading: the live worker's last LoadingReply ({received, total, ms}), or null. */
   get status() {
     return { stage: this.stage, failed: this.live ? this.live.failed : "", restarts: this.restarts, isolated: this.isolated,
-      handedOff: Boolean(this.live && this.live.handedOff) };
+      handedOff: Boolean(this.live && this.live.handedOff), loading: (this.live && this.live.loading) || null };
   }
 
   /** Call `fn(status)` now and on every change; returns an unsubscribe function. */
@@ -130,6 +131,9 @@ export class PythonWorker {
       if (slot === this.live && msg.snapshot !== undefined) this.timeline.snapshot = msg.snapshot;
       if (slot === this.live && msg.compact !== undefined) this.timeline.compact = msg.compact;
       if (msg.handedOff) slot.handedOff = true;
+      if (slot === this.live) this.#announce();
+    } else if (msg.type === "loading") {
+      slot.loading = { received: msg.received, total: msg.total, ms: msg.ms };
       if (slot === this.live) this.#announce();
     } else if (msg.type === "fatal") {
       this.#lost(slot, msg.message);

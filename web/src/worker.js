@@ -36,10 +36,56 @@ function fatal(message) {
   post({ type: "fatal", message });
 }
 
+/**
+ * Start-up's downloads as they arrive, against what the build says they total (the wheels list's startBytes, for
+ * the copies this start fetches: `expectLoading`), posted to the page as "loading" at most every LOADING_MS and
+ * once more when all are in, so that a slow first visit shows a progress bar (cell/status-view.js).
+ */
+const LOADING_MS = 200;
+const loading = { received: 0, total: 0, last: 0, over: false };
+const reportLoading = () => post({ type: "loading", received: Math.min(loading.received, loading.total),
+  total: loading.total, ms: Math.round(performance.now() - t0) });
+function arrived(bytes) {
+  loading.received += bytes;
+  const now = performance.now();
+  if (loading.total && !loading.over && now - loading.last >= LOADING_MS) {
+    loading.last = now;
+    reportLoading();
+  }
+}
+/** The total is known (the list is read, the copies chosen); `allIn` settles when every download is in. */
+function expectLoading(total, allIn) {
+  if (!total) return;
+  loading.total = total;
+  allIn.finally(() => {
+    loading.over = true;
+    loading.received = total;
+    reportLoading();
+  });
+}
+
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  // Read as it arrives, to count it (the progress bar); one copy at the end, of a few MB at most.
+  const chunks = [];
+  let size = 0;
+  for (const reader = response.body.getReader(); ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    arrived(value.byteLength);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /**
@@ -106,6 +152,7 @@ function counted(response, arrived = () => {}) {
         firstByte();
       }
       meter.bytes += value.byteLength;
+      arrived(value.byteLength);
     }
   })().catch(() => {}).finally(arrived);
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -305,11 +352,17 @@ async function requestFiles() {
   const after = snapshot.catch(() => null);
   const unpacked = (name) => (name
     ? quietly(Promise.all([named(name).then(fetchBytes), after]).then(([b]) => unwrap(b))) : null);
-  return {
+  const files = {
     list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack),
     wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(new URL(`tl/${OUTPUTS.judgeZip}`, ASSETS).href),
   };
+  Promise.all([compact, restoring]).then(([small, restore]) => {
+    const snapshotBytes = small ? list.snapshotCompactBytes : list.snapshotBytes;
+    expectLoading((small ? list.startCompactBytes : list.startBytes) - (restore ? 0 : snapshotBytes),
+      Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, coreIn]));
+  }, () => {});
+  return files;
 }
 
 /**

@@ -8,7 +8,7 @@ import { createResultsView } from "../src/cell/results-view.js";
 import { createDepsView } from "../src/cell/deps-view.js";
 import { createConflictView } from "../src/cell/conflict-view.js";
 import { createToolbarView } from "../src/cell/toolbar-view.js";
-import { createStatusView } from "../src/cell/status-view.js";
+import { BAR_AFTER_MS, createStatusView, downloadBar } from "../src/cell/status-view.js";
 import { createOutputView, createSummaryView, outputPieces } from "../src/cell/output-view.js";
 import { createDiffView } from "../src/cell/diff-view.js";
 import { page } from "./fakes.mjs";
@@ -136,6 +136,32 @@ test("status: the stage in words, a failure named, restarts counted in the title
   view.update(failed, state);
   assert.equal(status.textContent, "Python could not start: pyodide.asm.wasm: HTTP 404");
   assert.equal(status.dataset.stage, "failed");
+});
+
+test("status: a download bar on a slow start only, with its value and words for screen readers", () => {
+  page("");
+  const view = createStatusView({ path: "x.py" });
+  const bar = view.dom.querySelector(".tl-loading");
+  const at = (loading, extra = {}) => reduce(base(), actions.python({ stage: "", failed: "", restarts: 0, loading, ...extra }));
+  let prev = base();
+  view.update(prev, null);
+  assert.equal(bar.hidden, true, "nothing known yet");
+  const early = at({ received: 1e6, total: 14.8e6, ms: BAR_AFTER_MS - 1 });
+  view.update(early, prev);
+  assert.equal(bar.hidden, true, "no bar flashes on a start under a second");
+  prev = early;
+  const slow = at({ received: 3.2e6, total: 14.8e6, ms: 4000 });
+  view.update(slow, prev);
+  assert.equal(bar.hidden, false);
+  const meter = bar.querySelector("progress");
+  assert.equal(meter.getAttribute("value"), "21");
+  assert.equal(meter.getAttribute("aria-valuetext"), "Downloading Python: 3.2 of 14.8 MB");
+  assert.equal(bar.textContent, "Downloading Python: 3.2 of 14.8 MB");
+  const done = at({ received: 14.8e6, total: 14.8e6, ms: 6000 });
+  view.update(done, slow);
+  assert.equal(bar.hidden, true, "gone once everything is in");
+  assert.equal(downloadBar({ loading: { received: 1, total: 2, ms: 5000 }, failed: "HTTP 404" }), null);
+  assert.equal(downloadBar({ loading: { received: 1, total: 0, ms: 5000 } }), null, "no total, no bar");
 });
 
 test("summary and output: text only, the output hidden when empty", () => {

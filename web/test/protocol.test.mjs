@@ -107,6 +107,7 @@ const CHECKED = {
 };
 const REPLY = {
   status: { type: "status", stage: "judge", ms: 812.5 },
+  loading: { type: "loading", received: 3_200_000, total: 14_800_000, ms: 1250 },
   started: { type: "started", id: 3 },
   stdout: { type: "stdout", id: 2, text: "42\n" },
   progress: { type: "progress", id: 2, text: "Loading matplotlib (9.8 MB, once)…" },
@@ -121,6 +122,9 @@ test("every reply type has a well-formed example", () => {
   assert.equal(replyProblem({ ...REPLY.status, stage: "python", snapshot: true }), "");
   assert.equal(replyProblem({ ...REPLY.status, stage: "judge", handedOff: true }), "");
   assert.equal(replyProblem({ type: "error", message: "a message must be an object" }), "", "an error may lack an id");
+  for (const bad of [{ received: -1 }, { total: "14 MB" }, { ms: undefined }]) {
+    assert.match(replyProblem({ ...REPLY.loading, ...bad }), /loading needs received, total and ms/, JSON.stringify(bad));
+  }
 });
 
 test("malformed replies are named", () => {

@@ -39,8 +39,23 @@ function loadPage(entries, { href = "http://127.0.0.1:8000/m07/rejection-samplin
 test("the template's script is the one tested, and it reads the theme's scope as the theme does", () => {
   assert.match(TEMPLATE, /\{\{ config\.extra\.scope \| d\(base_url\) \}\}/);
   assert.ok(TEMPLATE.indexOf('data-tl="theme-storage"') < TEMPLATE.indexOf("__tlEarlyWorker"));
-  assert.match(TEMPLATE, /\{% block site_meta %\}\s*\{\{ super\(\) \}\}\s*<script data-tl="theme-storage">/,
-    "in site_meta, the first block of the head: before base.html defines and uses __md_get");
+  assert.match(TEMPLATE,
+    /\{% block site_meta %\}\s*\{\{ super\(\) \}\}\s*<script data-tl="errors">[\s\S]*?<\/script>\s*<script data-tl="theme-storage">/,
+    "in site_meta, the first blocks of the head: before base.html defines and uses __md_get");
+});
+
+test("the page keeps what it throws, the first 50, for the engine tests' WebKit driver", () => {
+  const source = /<script data-tl="errors">([\s\S]*?)<\/script>/.exec(TEMPLATE)[1];
+  const handlers = {};
+  const context = vm.createContext({ addEventListener: (type, fn) => { handlers[type] = fn; } });
+  context.window = context;
+  vm.runInContext(source, context);
+  handlers.error({ message: "boom" });
+  handlers.unhandledrejection({ reason: new Error("late") });
+  for (let i = 0; i < 60; i += 1) handlers.error({ message: `again ${i}` });
+  assert.equal(context.tlErrors.length, 50);
+  assert.deepEqual(JSON.parse(JSON.stringify(context.tlErrors.slice(0, 2).map((e) => e.split("\n")[0]))),
+    ["boom", "Error: late"]);
 });
 
 test("without the script, a corrupt palette throws on every page load (the bug)", () => {

@@ -16,11 +16,32 @@ export function shownStage({ stage, failed }) {
   return failed ? "failed" : stage || "starting";
 }
 
+/** A start-up this quick shows no bar: it would only flash (ms since the worker started). */
+export const BAR_AFTER_MS = 1000;
+const MB = (bytes) => (bytes / 1e6).toFixed(1);
+
+/**
+ * The download bar's value, or null when none is shown: while start-up's files are still arriving, from
+ * BAR_AFTER_MS on (worker.js posts `loading`: protocol.js LoadingReply).
+ * @returns {{percent: number, text: string}|null}
+ */
+export function downloadBar(python) {
+  const loading = python.loading;
+  if (!loading || python.failed || !loading.total || loading.received >= loading.total) return null;
+  if (loading.ms < BAR_AFTER_MS) return null;
+  return { percent: Math.floor((100 * loading.received) / loading.total),
+    text: `Downloading Python: ${MB(loading.received)} of ${MB(loading.total)} MB` };
+}
+
 /** @param {{path: string}} options  the file the learner edits ("example" for an example) */
 export function createStatusView({ path }) {
   const dom = el("div", { class: "tl-cell-head" });
   const status = el("span", { class: "tl-status", role: "status", "aria-live": "polite" });
-  dom.append(el("code", { class: "tl-path" }, path), status);
+  const bar = el("span", { class: "tl-loading", hidden: "" });
+  const meter = el("progress", { max: "100", value: "0", "aria-label": "Downloading Python" });
+  const words = el("span", { class: "tl-loading-text" });
+  bar.append(meter, words);
+  dom.append(el("code", { class: "tl-path" }, path), status, bar);
   return {
     dom,
     update(state, prev) {
@@ -29,6 +50,13 @@ export function createStatusView({ path }) {
       status.textContent = python.failed ? `Python could not start: ${python.failed}` : STATUS_TEXT[python.stage] || python.stage;
       status.dataset.stage = shownStage(python);
       if (python.restarts) status.title = `Python restarted ${python.restarts} time${python.restarts === 1 ? "" : "s"}`;
+      const shown = downloadBar(python);
+      bar.hidden = !shown;
+      if (shown) {
+        meter.setAttribute("value", String(shown.percent));
+        meter.setAttribute("aria-valuetext", shown.text);
+        words.textContent = shown.text;
+      }
     },
     destroy() {},
   };

@@ -1,0 +1,242 @@
+"""The learner journeys that can differ by browser engine, in Chromium, Firefox and WebKit (tests/e2e/engines.py).
+
+The full end-to-end suite runs in Chromium; these journeys run in all three engines, against the fixture course
+(the machinery) and, for the `ol` line, the real site's home page. Each engine is one browser with one profile
+for the whole module, as one learner's browser: its service worker and its cache carry over from one journey
+to the next, and each journey starts on a server (an origin) or with storage of its own where that matters.
+`TL_ENGINES=firefox,webkit` runs only those.
+
+Everything typed or expected comes from the fixture's manifests (e2e_helpers).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import CHROMIUM_ARGS, FIXTURE_SITE, chromium_path, served
+from e2e_helpers import FIXTURE, LESSON, LESSON_EX, PROGRESS, answer_text, mutant_source, reference
+from engines import ENGINES, Chromium, Firefox, WebKit
+from tools.serve import start_in_thread
+
+SLUG = LESSON_EX.slug
+PROMPT = next(p for p in LESSON_EX.prompts if p.feedback)
+CHOSEN = [e for e in os.environ.get("TL_ENGINES", ",".join(ENGINES)).split(",") if e]
+PYTHON_S = 120  # a cold start in a fresh profile, two cores, three browsers in one run
+
+CELL = "document.querySelector(`.tl-cell[data-exercise='${slug}']`)"
+
+
+@pytest.fixture(scope="module", params=CHOSEN)
+def engine(request):
+    if request.param == "chromium":
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            made = Chromium(p, chromium_path(), CHROMIUM_ARGS)
+            yield made
+            made.close()
+        return
+    made = Firefox() if request.param == "firefox" else WebKit()
+    yield made
+    made.close()
+
+
+@pytest.fixture()
+def site(tmp_path, fixture_url):
+    """The fixture site on a server of its own (an origin of its own: storage and service worker start empty),
+    which a journey may stop."""
+    root = tmp_path / "site"
+    shutil.copytree(served(FIXTURE_SITE), root)
+    server, url = start_in_thread(root)
+    yield server, url
+    server.shutdown()
+    server.server_close()
+
+
+def wait_python(engine, slug: str = SLUG, stage: str = "judge") -> None:
+    stages = ["python", "numpy", "judge"][["python", "numpy", "judge"].index(stage):]
+    engine.wait(f"(slug, stages) => {{ const c = {CELL}; return c && stages.includes(c.dataset.python); }}", slug,
+                stages, timeout=PYTHON_S, what=f"Python ({stage}) in {slug}'s cell")
+
+
+def set_code(engine, code: str, slug: str = SLUG) -> None:
+    engine.js(f"(slug, code) => {CELL}.tlCell.editor.setCode(code)", slug, code)
+
+
+def press(engine, button: str, slug: str = SLUG) -> None:
+    engine.js(f"(slug, button) => {CELL}.querySelector(button).click()", slug, button)
+
+
+def result(engine, slug: str = SLUG, timeout: float = PYTHON_S) -> str:
+    """Wait until the cell is idle with a status; the status."""
+    return engine.wait(f"(slug) => {{ const c = {CELL}; return c.dataset.state === 'idle' && c.dataset.status; }}",
+                       slug, timeout=timeout, what="a result")
+
+
+def rows(engine, slug: str = SLUG) -> dict[str, str]:
+    return engine.js(f"(slug) => Object.fromEntries([...{CELL}.querySelectorAll('li[data-test]')]"
+                     ".map((li) => [li.dataset.test, li.dataset.outcome]))", slug)
+
+
+def check(engine, code: str) -> str:
+    set_code(engine, code)
+    press(engine, "button.tl-check")
+    return result(engine)
+
+
+def clean(engine) -> None:
+    assert engine.errors() == [], f"{engine.name}: the page threw"
+
+
+def test_a_lesson_page_loads_with_no_error(engine, site):
+    _, url = site
+    engine.open(url + LESSON)
+    wait_python(engine)
+    assert engine.js("() => document.querySelectorAll('.tl-widget-error, [data-widget-error]').length") == 0
+    assert engine.js("() => document.querySelector('.tl-cell .tl-toolbar button.tl-check') !== null")
+    clean(engine)
+
+
+def test_a_numeric_prompt(engine, fixture_url):
+    engine.open(fixture_url + LESSON)
+    answer = ("(id, text) => { const box = document.querySelector(`.tl-numeric[data-prompt='${id}']`);"
+              " box.querySelector('input').value = text; box.querySelector('button[type=submit]').click();"
+              " return [box.dataset.verdict, box.querySelector('.tl-feedback').textContent]; }")
+    engine.wait("(id) => document.querySelector(`.tl-numeric[data-prompt='${id}'] input`)", PROMPT.id)
+    verdict, said = engine.js(answer, PROMPT.id, answer_text(PROMPT.feedback[0].answer))
+    assert verdict == "incorrect" and PROMPT.feedback[0].message in said
+    verdict, _ = engine.js(answer, PROMPT.id, answer_text(PROMPT.answer))
+    assert verdict == "correct"
+    clean(engine)
+
+
+def test_check_passing_and_failing_with_a_row_per_test(engine, fixture_url):
+    engine.open(fixture_url + LESSON)
+    wait_python(engine)
+    assert check(engine, reference(FIXTURE, SLUG)) == "passed"
+    assert rows(engine) == {name: "passed" for name in LESSON_EX.test_names()}
+    mutant = min(LESSON_EX.mutants, key=lambda m: m.name)
+    source, fails = mutant_source(FIXTURE, SLUG, mutant.name)
+    assert check(engine, source) == "failed"
+    got = rows(engine)
+    assert list(got) == LESSON_EX.test_names() and got[fails] in ("failed", "error")
+    clean(engine)
+
+
+def test_run_prints_and_draws_a_figure(engine, fixture_url):
+    engine.open(fixture_url + LESSON)
+    wait_python(engine, stage="numpy")
+    set_code(engine, "import matplotlib.pyplot as plt\nprint('before the plot')\nplt.plot([1, 3, 2])\n"
+                     "plt.title('a line')\nplt.show()\nprint('after it')\n")
+    press(engine, "button.tl-run")
+    assert result(engine) == "ok"
+    shown = engine.js(f"(slug) => {{ const out = {CELL}.querySelector('.tl-output');"
+                      " const img = out.querySelector('img.tl-figure');"
+                      " return [out.textContent, img && img.alt, img && img.naturalWidth]; }", SLUG)
+    assert "before the plot" in shown[0] and "after it" in shown[0]
+    assert shown[1] == "a line" and shown[2] > 100, shown
+    clean(engine)
+
+
+@pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
+def test_stop_ends_an_infinite_loop(engine, isolated, fixture_url, fixture_isolated_url):
+    # A first visit: the service worker, which adds the isolation headers, does not control the page yet.
+    engine.open((fixture_isolated_url if isolated else fixture_url) + LESSON)
+    wait_python(engine)
+    if not isolated:
+        engine.js("() => navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))")
+        engine.reload()
+        wait_python(engine)
+    assert engine.js("() => crossOriginIsolated") is isolated
+    set_code(engine, "def normalise(p):\n    while True:\n        pass\n\nnormalise(1)\n")
+    press(engine, "button.tl-check")
+    engine.wait(f"(slug) => {CELL}.dataset.state === 'running'", SLUG)
+    engine.js("() => new Promise((r) => setTimeout(r, 1500))")  # let it spin inside Python
+    press(engine, "button.tl-stop")
+    assert result(engine, timeout=30) == "stopped"
+    restarts = engine.js("() => window.tinyllm.python.restarts")
+    assert restarts == (0 if isolated else 1), engine.js("() => window.tinyllm.python.losses")
+    assert check(engine, reference(FIXTURE, SLUG)) == "passed", "Python works again after the Stop"
+    clean(engine)
+
+
+def test_a_reload_keeps_the_code(engine, site):
+    _, url = site
+    engine.open(url + LESSON)
+    wait_python(engine, stage="python")
+    mine = "# typed before a reload\n" + reference(FIXTURE, SLUG)
+    set_code(engine, mine)
+    engine.wait("(key, code) => { try { return JSON.parse(localStorage.getItem(key)).code === code; }"
+                " catch { return false; } }", f"tinyllm:v1:code:{SLUG}", mine, timeout=10)
+    engine.reload()
+    engine.wait(f"(slug) => {CELL} && {CELL}.tlCell", SLUG)
+    assert engine.js(f"(slug) => {CELL}.tlCell.editor.getCode()", SLUG) == mine
+    clean(engine)
+
+
+def test_it_grades_offline_after_a_first_visit(engine, site):
+    server, url = site
+    engine.open(url + LESSON)
+    wait_python(engine)
+    engine.wait("() => new Promise((resolve) => { const sw = navigator.serviceWorker;"
+                " if (!sw || !sw.controller) return resolve(false);"
+                " sw.addEventListener('message', function once(e) { if (!e.data || e.data.type !== 'tl-sw-status') return;"
+                " sw.removeEventListener('message', once); resolve(e.data.cached >= e.data.total); });"
+                " sw.controller.postMessage({type: 'tl-sw-status'}); setTimeout(() => resolve(false), 2000); })",
+                timeout=180, what="the offline copy")
+    server.shutdown()
+    server.server_close()  # the host is gone: only the service worker's copy remains
+    engine.reload()
+    wait_python(engine)
+    assert check(engine, reference(FIXTURE, SLUG)) == "passed"
+    clean(engine)
+
+
+EXPORT = """async () => {
+  let blob = null;
+  const original = URL.createObjectURL;
+  URL.createObjectURL = (b) => { blob = b; return original.call(URL, b); };
+  HTMLAnchorElement.prototype.click = function () {};  // no download dialog: the file's bytes are read here
+  document.querySelector('.tl-export').click();
+  for (let i = 0; i < 100 && !blob; i += 1) await new Promise((r) => setTimeout(r, 50));
+  return blob ? await blob.text() : null;
+}"""
+IMPORT = """(text) => {
+  const input = document.querySelector('.tl-import input[type=file]');
+  const files = new DataTransfer();
+  files.items.add(new File([text], 'tinyllm-progress.json', { type: 'application/json' }));
+  input.files = files.files;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+}"""
+
+
+def test_progress_export_and_import(engine, site):
+    _, url = site
+    engine.open(url + LESSON)
+    engine.wait("(id) => document.querySelector(`.tl-numeric[data-prompt='${id}'] input`)", PROMPT.id)
+    engine.js("(id, text) => { const box = document.querySelector(`.tl-numeric[data-prompt='${id}']`);"
+              " box.querySelector('input').value = text; box.querySelector('button[type=submit]').click(); }",
+              PROMPT.id, answer_text(PROMPT.answer))
+    engine.open(url + PROGRESS)
+    state = (f"() => {{ const li = document.querySelector(`tr[data-exercise='{SLUG}'] li[data-prompt='{PROMPT.id}']`);"
+             " return li && li.dataset.state; }")
+    assert engine.wait(state) == "correct"
+    text = engine.js(EXPORT)
+    assert json.loads(text)["data"][f"prompt:{SLUG}/{PROMPT.id}"]
+    engine.js("() => { document.querySelector('.tl-reset-all').click(); document.querySelector('.tl-confirm-yes').click(); }")
+    assert engine.wait(f"() => ({state})() === 'unanswered'")
+    engine.js(IMPORT, text)
+    engine.wait("() => /Imported/.test(document.querySelector('.tl-progress-status').textContent)")
+    assert engine.wait(state) == "correct"
+    clean(engine)
+
+
+def test_the_ol_install_line_names_this_site(engine, site_url):
+    engine.open(site_url)
+    want = f"pip install --extra-index-url {site_url}simple/ tinyllm-ol"
+    assert engine.wait("() => { const c = document.querySelector('.tl-ol-command'); return c && c.textContent; }",
+                       timeout=30) == want
+    clean(engine)
