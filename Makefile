@@ -13,7 +13,7 @@ PORT ?= 8000
 # Where `make setup` links the `ol` command (README: "Working locally with ol").
 BINDIR ?= $(HOME)/.local/bin
 
-.PHONY: setup setup-python setup-node setup-browser build bundle serve serve-isolated test test-unit test-js \
+.PHONY: setup setup-python setup-node setup-browser setup-engines test-engines build bundle serve serve-isolated test test-unit test-js \
         test-exercises test-pyodide test-e2e validate suite-times bench clean new preview fixture-site link-ol
 
 setup: setup-python setup-node ## Python venv, npm packages, Pyodide assets (no browser)
@@ -48,6 +48,15 @@ setup-browser: ## Debian's chromium, for the end-to-end tests
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 	@chromium --version
 
+# Firefox ESR (driven over WebDriver BiDi, which it speaks itself) and WebKitGTK (its WebDriver and MiniBrowser, on
+# a virtual display), from Debian, for the engine matrix; no browser is downloaded.
+ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb
+setup-engines: setup-browser ## Debian's firefox-esr, webkit2gtk-driver and xvfb, for the engine matrix
+	@command -v firefox-esr >/dev/null && command -v WebKitWebDriver >/dev/null && command -v Xvfb >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(ENGINE_PACKAGES) >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq $(ENGINE_PACKAGES) >/dev/null; fi; }
+	@firefox-esr --version 2>/dev/null; dpkg-query -W -f='WebKitGTK $${Version}\n' webkit2gtk-driver
+
 bundle: setup-node
 	node web/build.mjs
 
@@ -61,7 +70,7 @@ serve-isolated: build ## same, with cross-origin isolation headers (Stop interru
 	$(PY) -m tools.serve --port $(PORT) --isolate
 
 validate: setup-python ## every exercise and page: reference passes (5 runs), starter fails, mutants caught, prompts agree
-	$(PY) -m checker validate $(EX)
+	$(PY) -m checker validate --cache $${TL_VALIDATE_CACHE:-.cache/validate} $(EX)
 
 preview: setup bundle ## live preview on http://127.0.0.1:$(PORT)/: rebuilds on every change, shows build errors
 	$(PY) -m tools.preview --port $(PORT)
@@ -89,7 +98,15 @@ test-pyodide: build ## the same validation inside Pyodide under Node.js; outcome
 	$(PY) -m pytest -q tests/pyodide
 
 test-e2e: build fixture-site setup-browser ## real headless Chromium against the built site on localhost
-	$(PY) -m pytest -q tests/e2e
+	$(PY) -m pytest -q tests/e2e --ignore=tests/e2e/test_engines.py
+
+# The learner journeys that can differ by engine, in Firefox ESR and WebKitGTK (the full suite above is Chromium's;
+# ENGINES=chromium,firefox,webkit runs them in all three). A journey whose browser stopped answering (a timeout,
+# never a wrong verdict or a page error) is run once more, and pytest says so.
+test-engines: build fixture-site setup-engines ## the engine matrix: the journeys in Firefox and WebKit
+	TL_ENGINES=$(or $(ENGINES),firefox$(COMMA)webkit) $(PY) -m pytest -q tests/e2e/test_engines.py \
+	  --reruns 1 --only-rerun "TimeoutError|EngineError"
+COMMA := ,
 
 .PHONY: setup-zensical build-zensical test-e2e-zensical
 setup-zensical: .venv-zensical/.installed
@@ -109,7 +126,7 @@ test-e2e-zensical: build-zensical setup-browser ## those end-to-end tests agains
 	TL_SITE=$(ZENSICAL_SITE) $(PY) -m pytest -q tests/e2e/test_zensical.py tests/e2e/test_content.py \
 	  tests/e2e/test_a11y.py::test_axe_finds_nothing_serious tests/e2e/test_a11y.py::test_phone_width
 
-test: test-unit test-js test-exercises test-pyodide test-e2e test-e2e-zensical ## everything CI runs
+test: test-unit test-js test-exercises test-pyodide test-e2e test-engines test-e2e-zensical ## everything CI runs
 	@echo "all tests passed"
 
 bench: build setup-browser ## start-up and run-time benchmark, then the same over emulated networks (bench/README.md)

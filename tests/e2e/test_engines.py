@@ -1,9 +1,8 @@
 """The learner journeys that can differ by browser engine, in Chromium, Firefox and WebKit (tests/e2e/engines.py).
 
 The full end-to-end suite runs in Chromium; these journeys run in all three engines, against the fixture course
-(the machinery) and, for the `ol` line, the real site's home page. Each engine is one browser with one profile
-for the whole module, as one learner's browser: its service worker and its cache carry over from one journey
-to the next, and each journey starts on a server (an origin) or with storage of its own where that matters.
+(the machinery) and, for the `ol` line, the real site's home page. Each journey gets a fresh browser with an empty
+profile, as a learner's first visit (a browser costs a second to start; Python's cold start, a few).
 `TL_ENGINES=firefox,webkit` runs only those.
 
 Everything typed or expected comes from the fixture's manifests (e2e_helpers).
@@ -29,7 +28,7 @@ PYTHON_S = 120  # a cold start in a fresh profile, two cores, three browsers in 
 CELL = "document.querySelector(`.tl-cell[data-exercise='${slug}']`)"
 
 
-@pytest.fixture(scope="module", params=CHOSEN)
+@pytest.fixture(params=CHOSEN)
 def engine(request):
     if request.param == "chromium":
         from playwright.sync_api import sync_playwright
@@ -58,8 +57,15 @@ def site(tmp_path, fixture_url):
 
 def wait_python(engine, slug: str = SLUG, stage: str = "judge") -> None:
     stages = ["python", "numpy", "judge"][["python", "numpy", "judge"].index(stage):]
-    engine.wait(f"(slug, stages) => {{ const c = {CELL}; return c && stages.includes(c.dataset.python); }}", slug,
-                stages, timeout=PYTHON_S, what=f"Python ({stage}) in {slug}'s cell")
+    try:
+        engine.wait(f"(slug, stages) => {{ const c = {CELL}; return c && stages.includes(c.dataset.python); }}",
+                    slug, stages, timeout=PYTHON_S, what=f"Python ({stage}) in {slug}'s cell")
+    except TimeoutError as exc:  # say where it stood: the cell's status and the worker client's
+        said = engine.js(f"(slug) => [{CELL}?.querySelector('.tl-status')?.textContent, "
+                         "JSON.stringify(window.tinyllm?.python?.status), JSON.stringify(window.tinyllm?.python?.losses),"
+                         " location.href, navigator.serviceWorker?.controller?.state]", slug)
+        raise TimeoutError(f"{exc}; the page says {said}; errors {engine.errors()}; "
+                           f"timeline {engine.js('() => window.tinyllm?.python?.timeline')}") from None
 
 
 def set_code(engine, code: str, slug: str = SLUG) -> None:
@@ -88,7 +94,10 @@ def check(engine, code: str) -> str:
 
 
 def clean(engine) -> None:
-    assert engine.errors() == [], f"{engine.name}: the page threw"
+    """No error since the last journey's check (the engine's log is one for the whole module)."""
+    every = engine.errors()
+    new, engine.seen = every[getattr(engine, "seen", 0):], len(every)
+    assert new == [], f"{engine.name}: the page threw"
 
 
 def test_a_lesson_page_loads_with_no_error(engine, site):

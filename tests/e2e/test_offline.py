@@ -196,6 +196,7 @@ def test_a_page_not_saved_yet_says_so_offline_and_links_to_the_saved_ones(page, 
         return home;
     }""", url)
     assert removed == url
+    page.context.new_cdp_session(page).send("Network.clearBrowserCache")  # nor in the HTTP cache
     server.shutdown()
     server.server_close()
     page.goto(url)

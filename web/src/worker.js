@@ -78,7 +78,11 @@ async function fetchBytes(url) {
     size += value.byteLength;
     arrived(value.byteLength);
   }
-  if (chunks.length === 1) return chunks[0];
+  // One chunk that is the whole of its buffer is the file as it is; a chunk may also be a view into a larger
+  // buffer (Firefox hands those out for files from its cache), which the readers of packs must not be given.
+  if (chunks.length === 1 && chunks[0].byteOffset === 0 && chunks[0].byteLength === chunks[0].buffer.byteLength) {
+    return chunks[0];
+  }
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
