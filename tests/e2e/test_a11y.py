@@ -25,7 +25,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from conftest import REPO, SITE, served
 from tools import pages
 from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
-                         fixture_modules, outcomes, page_with, reference, uri, wait_result)
+                         fixture_modules, outcomes, page_with, reference, set_code, uri, wait_python, wait_result)
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -254,3 +254,27 @@ def test_palette_toggle_is_remembered(page, fixture_url):
     page.reload()
     assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
     assert "slate" in page.evaluate("localStorage.getItem(Object.keys(localStorage).find((k) => k.endsWith('__palette')))")
+
+
+def test_a_phone_wraps_long_lines_and_reaches_every_button(context, fixture_url):
+    """390 px: a long line of code wraps in the editor (plain at first, CodeMirror once it takes over) instead of
+    widening the page or hiding the cursor, and every button of the cell is on the screen and works."""
+    slug = LESSON_EX.slug
+    page = context.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(fixture_url + LESSON)
+    long_line = "total = " + " + ".join(f"value_{i}" for i in range(40)) + "\n"
+    assert cell(page, slug).locator("textarea.tl-editor-plain").get_attribute("wrap") == "soft"
+    wait_python(page, slug)
+    page.wait_for_selector(f'.tl-cell[data-exercise="{slug}"] .cm-editor')
+    set_code(page, slug, long_line)
+    content = cell(page, slug).locator(".cm-content")
+    assert "cm-lineWrapping" in content.get_attribute("class")
+    editor = cell(page, slug).locator(".cm-scroller").evaluate("(e) => [e.scrollWidth, e.clientWidth]")
+    assert editor[0] <= editor[1], f"the editor scrolls sideways on a phone: {editor}"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for name in ("Run", "Check", "Stop", "Reset"):
+        box = cell(page, slug).get_by_role("button", name=name, exact=True).bounding_box()
+        assert box and 0 <= box["x"] and box["x"] + box["width"] <= 390, f"{name} is off the screen: {box}"
+    cell(page, slug).get_by_role("button", name="Check", exact=True).click()
+    assert wait_result(page, slug) in ("failed", "error"), failures(page, slug)

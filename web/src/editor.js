@@ -6,7 +6,7 @@
  */
 import { basicSetup } from "codemirror";
 import { EditorView, keymap } from "@codemirror/view";
-import { EditorState } from "@codemirror/state";
+import { Compartment, EditorState } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { syntaxHighlighting } from "@codemirror/language";
@@ -18,7 +18,13 @@ import { classHighlighter } from "@lezer/highlight";
  *   onPrimary runs on Ctrl/⌘+Enter, onSecondary on Shift+Enter; selection is where the cursor starts (the
  *   plain editor's, plain-editor.js, when this one takes over from it)
  */
+/** A screen this narrow (a phone) wraps long lines instead of scrolling them sideways. */
+export const NARROW = "(max-width: 40em)";
+
 export function createEditor({ parent, doc, label, onChange, onPrimary, onSecondary, selection }) {
+  const wrapping = new Compartment();
+  const narrow = typeof matchMedia === "function" ? matchMedia(NARROW) : null;
+  const wrapIf = (yes) => (yes ? EditorView.lineWrapping : []);
   const shortcuts = keymap.of([
     { key: "Mod-Enter", run: () => { onPrimary(); return true; }, preventDefault: true },
     { key: "Shift-Enter", run: () => { (onSecondary || onPrimary)(); return true; }, preventDefault: true },
@@ -32,6 +38,7 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
         shortcuts, // first, so it wins over basicSetup's bindings of the same keys
         basicSetup,
         keymap.of([indentWithTab]),
+        wrapping.of(wrapIf(narrow?.matches)),
         python(),
         syntaxHighlighting(classHighlighter), // token classes, coloured by tl.css for light and dark palettes
         // An explicit tabindex: the editable area is what makes the editor's scrolling box keyboard-reachable,
@@ -43,6 +50,8 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
       ],
     }),
   });
+  const onWidth = (event) => view.dispatch({ effects: wrapping.reconfigure(wrapIf(event.matches)) });
+  narrow?.addEventListener?.("change", onWidth);
   return {
     view,
     /** The current code. */
@@ -53,7 +62,10 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
     },
     focus: () => view.focus(),
     /** Remove the editor and its listeners. */
-    destroy: () => view.destroy(),
+    destroy: () => {
+      narrow?.removeEventListener?.("change", onWidth);
+      view.destroy();
+    },
   };
 }
 

@@ -95,7 +95,8 @@ function textarea(document, code, label) {
   area.className = "tl-editor-plain";
   area.textContent = code; // its default value: the text is in the DOM too, as CodeMirror's lines are
   area.rows = rowsFor(code);
-  area.wrap = "off";
+  // A phone wraps long lines (as CodeMirror does there, editor.js NARROW); a wider screen scrolls them.
+  area.wrap = globalThis.matchMedia?.("(max-width: 40em)").matches ? "soft" : "off";
   area.spellcheck = false;
   for (const [name, value] of [["aria-label", label], ["autocomplete", "off"], ["autocapitalize", "off"], ["autocorrect", "off"]]) {
     area.setAttribute(name, value);
