@@ -60,7 +60,11 @@ def saved_work(site: Path) -> dict[str, object]:
                  for i, t in enumerate(names)]
         code = f"# my {slug}\nprint('hello')\n"
         data[f"result:{slug}"] = {"status": "failed" if n % 2 else "passed", "tests": tests, "code": code,
-                                  "stdout": "hello\n", "traceback": "", "at": 1}
+                                  "stdout": "hello\n", "traceback": "", "at": 1, "phase": "tests"}
+        if n % 2:  # a failing check that looks like a known mistake, with a hint taken: the help panel shows
+            data[f"result:{slug}"]["diagnosis"] = [{"pitfall": "accepting on u <= r", "number": 1, "mutants": ["s01"],
+                                                    "also": []}]
+            data[f"help:{slug}"] = {"hints": 1, "failed": 2}
         data[f"code:{slug}"] = {"code": code, "at": 1}
         for i, prompt in enumerate(entry["prompts"]):
             data[f"prompt:{slug}/{prompt}"] = {"value": "0.4", "verdict": "incorrect" if i % 2 else "correct",
@@ -112,6 +116,14 @@ def test_axe_finds_nothing_serious(browser, context, site_url, work, path, schem
     violations = audit(page)
     blocking = [v for v in violations if v["impact"] in BLOCKING]
     assert not blocking, f"{path or '/'} ({scheme}):\n{report(blocking)}"
+
+
+@pytest.mark.parametrize("path", ["simple/", "simple/tinyllm-ol/"])
+def test_the_package_index_pages_pass_axe(page, site_url, path):
+    """The pages `pip` reads (the `ol` wheel's index) are pages of the site too."""
+    page.goto(site_url + path)
+    blocking = [v for v in audit(page) if v["impact"] in BLOCKING]
+    assert not blocking, f"{path}:\n{report(blocking)}"
 
 
 # Every box that may scroll sideways on a phone, and whether the keyboard can reach it (itself, or a control in it).
