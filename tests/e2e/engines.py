@@ -81,14 +81,21 @@ class Engine:
         return _result(self._call(_wrapped(fn), json.dumps(list(args))))
 
     def wait(self, fn: str, *args, timeout: float = 90, what: str = ""):
-        """Poll `fn(*args)` until it is truthy (a page that is loading counts as not yet); its value."""
+        """Poll `fn(*args)` until it is truthy (a page that is loading counts as not yet); its value. A page that
+        throws meanwhile fails at once (no journey expects an error), instead of after the whole timeout."""
         deadline = time.monotonic() + timeout
         last = None
+        before = getattr(self, "seen", 0)  # the errors the last journey's check accounted for (test_engines.clean)
+        polls = 0
         while time.monotonic() < deadline:
             try:
                 last = self.js(fn, *args)
                 if last not in (None, False, 0, ""):  # an element comes back as {}: found
                     return last
+                polls += 1
+                if polls % 10 == 0 and len(thrown := self.errors()) > before:
+                    raise AssertionError(f"{self.name}: the page threw while waiting for {what or fn}: "
+                                         f"{thrown[before:]}")
             except EngineError as exc:  # a navigation in progress destroys the context the script ran in
                 last = exc
             time.sleep(0.1)
