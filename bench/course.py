@@ -39,8 +39,8 @@ from pathlib import Path
 
 import yaml
 
-from checker import chapters as chapter_defs
-from checker import manifest
+from course import chapters as chapter_defs
+from course import manifest
 from tools.preview import error_lines
 
 REPO = Path(__file__).resolve().parent.parent

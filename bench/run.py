@@ -75,7 +75,7 @@ def median(values):
 
 
 def reference(slug: str) -> str:
-    from checker import manifest
+    from course import manifest
     return manifest.load(manifest.EXERCISES / slug).reference.read_text()
 
 

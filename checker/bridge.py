@@ -107,8 +107,8 @@ def numpy_ready() -> None:
 def judge_ready() -> None:
     """Import pytest and the judge's speed-ups, and add pytest's modules to the tamper baseline.
 
-    pytest is told not to look for installed plugins, as `ol` and validation tell it (checker/olrun.py,
-    checker/validate.py): the browser has none, and looking scans every distribution's metadata in the
+    pytest is told not to look for installed plugins, as `ol` and validation tell it (ol/checkrun.py,
+    authoring/validate.py): the browser has none, and looking scans every distribution's metadata in the
     WebAssembly file system on each check (~25 ms a check, measured under Node.js)."""
     os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     judge.prepare()

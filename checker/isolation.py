@@ -22,6 +22,26 @@ from typing import Callable, Iterable, Iterator, Mapping
 OUTPUT_CAP = 100_000  # characters of learner output kept per run; the rest is dropped with a note
 
 
+# Variables of the caller's shell that must not reach a child Python that judges or runs course code: a learner's
+# PYTHONPATH pointing at their own folder, PYTHONINSPECT, a fixed PYTHONHASHSEED (it would hide a test that depends
+# on set order), and every PYTEST_* (PYTEST_ADDOPTS could change how the hidden tests run).
+DROPPED_ENV = frozenset({"PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONSAFEPATH",
+                         "PYTHONWARNINGS", "PYTHONHASHSEED"})
+
+
+def child_environment(path: Iterable[str], extra: Mapping[str, str] | None = None,
+                      environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child Python (`ol check`, validation, the build's example runs): `environ` (else this
+    process's) without DROPPED_ENV and PYTEST_*, with PYTHONPATH = `path` only, no bytecode written, no installed
+    pytest plugins (as in the browser), matplotlib on Agg (a check never opens a window), then `extra`."""
+    source = os.environ if environ is None else environ
+    env = {k: v for k, v in source.items() if not k.startswith("PYTEST_") and k not in DROPPED_ENV}
+    env.update({"PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1",
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "MPLBACKEND": "Agg"})
+    env.update(extra or {})
+    return env
+
+
 class TestTimeout(BaseException):
     """Raised inside a test that overran its time limit (CPython only; the browser interrupts instead)."""
 

@@ -2,7 +2,7 @@
 
 Each widget is a `/// name | argument` block that emits a placeholder element plus its data as JSON in a
 `<script type="application/json">`; the front end (web/src) turns placeholders into live widgets. All data comes
-from the exercise manifests (checker.manifest), so the page and the exercise folder cannot disagree:
+from the exercise manifests (course.manifest), so the page and the exercise folder cannot disagree:
 
     /// numeric | E7.3 residual        a numeric prompt; the body is the question
     /// choice | E7.3 check            a multiple-choice check (or a predict-first question)
@@ -39,8 +39,8 @@ from markdown.util import AtomicString
 from pymdownx.blocks import BlocksExtension
 from pymdownx.blocks.block import Block, type_string
 
-from checker import chapters as chapter_defs
-from checker import manifest, views
+from course import chapters as chapter_defs
+from course import manifest, records
 from mdwidgets import examples
 from mdwidgets.page import ErrorTreeprocessor, PageState, SourcePreprocessor, WidgetError, normal, set_source, state
 
@@ -281,7 +281,7 @@ class Exercise(_Widget):
         fallback = etree.SubElement(etree.SubElement(el, "div", {"class": "tl-fallback"}), "pre")
         code = etree.SubElement(fallback, "code")
         code.text = AtomicString(ex.starter.read_text(encoding="utf-8"))
-        _json_script(el, views.cell(ex, _exercises(self.config["exercises"])))
+        _json_script(el, records.cell(ex, _exercises(self.config["exercises"])))
         # The hints, rendered now (maths too, by the build's formulas step) and hidden until the learner asks
         # for one (web/src/cell/help-view.js copies each in).
         for i, hint in enumerate(ex.hints, 1):
@@ -471,14 +471,14 @@ def _example_files(uses: manifest.Exercise | None, exercises: dict[str, manifest
         yield "", {}
         return
     deps = {exercises[s].import_path: exercises[s].reference.read_text(encoding="utf-8")
-            for s in views._requires(uses, exercises)}
+            for s in records._requires(uses, exercises)}
     for against, source in ((uses.reference, "reference"), (uses.starter, "starter")):
         yield f" with {uses.id}'s {source}", {**deps, uses.import_path: against.read_text(encoding="utf-8")}
 
 
 def _example_cache() -> Path:
     """Where examples that ran cleanly are remembered: beside the validation cache."""
-    return manifest.validate_cache() / "examples"
+    return manifest.cache_folder() / "examples"
 
 
 def _run_example(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:

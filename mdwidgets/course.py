@@ -15,7 +15,7 @@
     ///
 
 Everything is derived, never typed twice: a chapter's lessons (written or planned) and its shared sections come
-from its definition, `exercises/chapters/<chapter>.toml` (checker.chapters); a lesson is written when an exercise
+from its definition, `exercises/chapters/<chapter>.toml` (course.chapters); a lesson is written when an exercise
 folder has its id; a map's modules are the exercises whose `milestone` is the argument, everything they require,
 anything written that requires them, and the `used_by` entries that are not written yet ("not yet available").
 The HTML is complete without JavaScript (an ordered list, and an SVG with a text alternative); web/src/course.js
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from pymdownx.blocks.block import type_any
 
-from checker import manifest, views
-from checker.chapters import CHAPTER_RE, Chapter as ChapterDef
+from course import manifest, records
+from course.chapters import CHAPTER_RE, Chapter as ChapterDef
 from mdwidgets import TLBlock, _json_script
 
 NOT_STARTED = "not started"  # what a status reads before the page's script has looked at saved work
@@ -97,7 +97,7 @@ class Chapter(_CourseBlock):
             _sub(item, "span", f"Lesson {n}", ": ", class_="tl-lesson-number")
             _sub(item, "a", f"{ex.id} {ex.title}", " · ", href=self.href(ex.page))
             _sub(item, "span", NOT_STARTED, class_="tl-course-status")
-        _json_script(root, {"chapter": chapter.id, "lessons": [views.status(ex) for ex in written if ex is not None]})
+        _json_script(root, {"chapter": chapter.id, "lessons": [records.status(ex) for ex in written if ex is not None]})
         return root
 
     def add(self, block: etree.Element) -> etree.Element:
@@ -221,7 +221,7 @@ class ModuleMap(_CourseBlock):
         by_id = {e.id: e for e in exercises.values()}
         _json_script(root, {
             "milestone": self.milestone, "members": [by_id[m].slug for m in members],
-            "nodes": [views.status(n.exercise) for n in nodes if n.exercise],
+            "nodes": [records.status(n.exercise) for n in nodes if n.exercise],
         })
         return root
 

@@ -2,7 +2,7 @@
 
 An example that plots imports matplotlib.pyplot (about 0.9 s) and every example imports numpy (0.2 s): at a
 hundred pages, run against a reference and a starter each, that was most of a cold page check (170 s of it
-at 100 exercises). A fork server (checker/forkserver.py) imports both once per build and forks a child per
+at 100 exercises). A fork server (authoring/forkserver.py) imports both once per build and forks a child per
 run: the child starts with them loaded and nothing of another run, puts the run's files first on sys.path,
 captures stdout and stderr, and exits with the code's status. Where there is no fork (Windows), or the server
 is gone, each run is a plain `python -c` again. Either way the result is a CompletedProcess whose stderr holds
@@ -19,8 +19,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from checker import forkserver
-from checker.isolation import write_tree
+from authoring import forkserver
+from checker.isolation import child_environment, write_tree
 
 TIMEOUT_S = 120
 PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
@@ -40,16 +40,12 @@ def run(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
                 return _forked(server, code, root, cwd)
             except forkserver.ServerGone:
                 pass
-        env = {**_env(), "PYTHONPATH": root, "MPLCONFIGDIR": str(Path(root) / ".mpl")}
+        env = child_environment([root], {"MPLCONFIGDIR": str(Path(root) / ".mpl")})
         try:
             return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT_S,
                                   cwd=cwd, env=env)
         except subprocess.TimeoutExpired:
             return _timed_out(code)
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "MPLBACKEND": "Agg"}
 
 
 def _timed_out(code: str) -> subprocess.CompletedProcess:
@@ -66,8 +62,7 @@ def _fork_server() -> forkserver.Server | None:
         if _server is None:  # started once: a server that is gone leaves the plain processes to do the rest
             _config_dir = _config_dir or tempfile.TemporaryDirectory(prefix="tl-mpl-")
             here = str(Path(__file__).resolve().parent.parent)
-            env = {**_env(), "MPLCONFIGDIR": _config_dir.name,
-                   "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+            env = child_environment([here], {"MPLCONFIGDIR": _config_dir.name})
             _server = forkserver.Server("mdwidgets.examples:child", env, PRELOAD, cwd=_config_dir.name)
             atexit.register(_server.close)
         return None if _server.gone else _server

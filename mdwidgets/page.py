@@ -186,6 +186,6 @@ class ErrorTreeprocessor(Treeprocessor):
 
 
 def _rel(path: Path) -> str:
-    from checker.manifest import rel
+    from course.manifest import rel
 
     return rel(path)

@@ -19,7 +19,7 @@ PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied
 COMPACT_SUFFIX = ".zst"              # the compact copy of a snapshot part or a pack: its name plus this (tools/pack.py)
 SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, downloaded side by side
 WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
-JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py JUDGE_FILES)
+JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
 LOADER_GZ = "pyodide.asm.js.gz"      # in assets/pyodide/: its loader script, gzipped
 

@@ -11,35 +11,40 @@ import zipfile
 from pathlib import Path
 from typing import Mapping
 
-from checker import manifest, validate, views
+from authoring import validate
+from course import manifest, records
 from tools import build_outputs
 
 # The judge's files as the worker imports them: bridge.py (the worker's entry points), judge.py and the checker
 # modules they import, and stats.py, which hidden tests import. manifest/validate/ol are CPython-side tools.
-JUDGE_FILES = ("__init__.py", "judge.py", "isolation.py", "messages.py", "integrity.py", "bridge.py", "stats.py",
-               "figures.py", "mpl_backend.py", "diagnosis.py")
+JUDGE = Path(__file__).resolve().parent.parent / "checker"  # the judge: shipped whole, every module in it
+
+
+def judge_files() -> list[str]:
+    """The judge's modules, by file name: all of checker/ (it imports nothing of the project outside itself,
+    tests/unit/test_layers.py)."""
+    return sorted(p.name for p in JUDGE.glob("*.py"))
 
 
 def write(dest: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[str, list[dict]] | None = None) -> list[str]:
     """Write `exercises/<slug>.json`, `exercises/index.json` and the judge's zip (tools/build_outputs.py JUDGE_ZIP)
-    under `dest`, for the exercise folders under `root`. The JSON is checker/views.py's, the one serialiser of an
+    under `dest`, for the exercise folders under `root`. The JSON is course/records.py's, the one serialiser of an
     exercise's browser view; `mistakes` (slug -> known mistakes, from validation: `known_mistakes`) go into the
     bundles."""
     exercises = manifest.load_all(root)
     out = dest / "exercises"
     out.mkdir(parents=True, exist_ok=True)
     for ex in exercises.values():
-        data = views.bundle(ex, exercises, (mistakes or {}).get(ex.slug))
+        data = records.bundle(ex, exercises, (mistakes or {}).get(ex.slug))
         (out / f"{ex.slug}.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    index = [views.index_entry(ex, exercises) for ex in exercises.values()]
+    index = [records.index_entry(ex, exercises) for ex in exercises.values()]
     (out / "index.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
-    checker = Path(manifest.__file__).parent
     with zipfile.ZipFile(dest / build_outputs.JUDGE_ZIP, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name in JUDGE_FILES:
+        for name in judge_files():
             # A fixed date makes the zip depend on the sources only, so the snapshot cache can key on it.
             info = zipfile.ZipInfo(f"checker/{name}", date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, (checker / name).read_bytes())
+            zf.writestr(info, (JUDGE / name).read_bytes())
     return sorted(exercises)
 
 
@@ -53,6 +58,6 @@ def known_mistakes(root: Path, cache: Path) -> dict[str, list[dict]]:
         if known is None:
             raise LookupError(f"{manifest.rel(ex.folder)}: no clean validation of its files as they are now in "
                               f"{manifest.rel(cache)}, so its known mistakes are unknown; validate first "
-                              f"(`python -m checker validate --cache {manifest.rel(cache)}`)")
+                              f"(`python -m authoring validate --cache {manifest.rel(cache)}`)")
         found[slug] = known
     return found

@@ -14,7 +14,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 
 import mdwidgets
-from checker.manifest import rel
+from course.manifest import rel
 from tools import pages, site_steps
 
 LOG = logging.getLogger("mkdocs.plugins.tl")

@@ -5,9 +5,9 @@ A learner who keeps their own repository installs `ol` from the site itself:
     pip install --extra-index-url https://<the site>/simple/ tinyllm-ol
 
 so the built site carries, under `simple/`, a PEP 503 index with one project, `tinyllm-ol`, and its wheel. The
-wheel holds the judge (`checker/`, the same files the browser runs) and everything `ol` needs of every exercise
-(manifest, starter, reference, hidden tests, contract and spec files; not the mutants) under
-`checker/course/exercises/`, plus `checker/course/build.json` naming the build. numpy and pytest come from the
+wheel holds exactly what a learner runs (`learner_modules`: the judge, `checker/`, the same files the browser runs;
+the command line, `ol/`; of `course/` what `ol` imports) and everything `ol` needs of every exercise (manifest, starter, reference, hidden tests, contract and spec files; not the mutants) under
+`ol/course/exercises/`, plus `ol/course/build.json` naming the build. numpy and pytest come from the
 usual index, pinned as in pyproject.toml, so a verdict is the same as in a checkout.
 
 The wheel is written with zipfile, not by a build backend: the build must run offline, and a fixed date on every
@@ -17,6 +17,7 @@ builds of one commit with different content.
 """
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import html
@@ -30,7 +31,8 @@ import zipfile
 from pathlib import Path
 from typing import Mapping
 
-from checker import exchange, manifest
+from course import manifest
+from ol import exchange
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT = "tinyllm-ol"
@@ -61,21 +63,52 @@ def course_files(root: Path, mistakes: Mapping[str, list[dict]] | None = None) -
     exercises = manifest.load_all(root)
     files = {}
     if (root / manifest.COURSE_FILE).is_file():
-        files[f"checker/course/exercises/{manifest.COURSE_FILE}"] = (root / manifest.COURSE_FILE).read_bytes()
+        files[f"ol/course/exercises/{manifest.COURSE_FILE}"] = (root / manifest.COURSE_FILE).read_bytes()
     for ex in sorted(exercises.values(), key=lambda e: e.slug):
         for path in sorted(ex.folder.rglob("*")):
             rel = path.relative_to(ex.folder)
             if path.is_file() and not (set(rel.parts) & SKIPPED_PARTS) and path.suffix != ".pyc":
-                files[f"checker/course/exercises/{ex.slug}/{rel.as_posix()}"] = path.read_bytes()
+                files[f"ol/course/exercises/{ex.slug}/{rel.as_posix()}"] = path.read_bytes()
         if mistakes is not None:
-            files[f"checker/course/exercises/{ex.slug}/{MISTAKES}"] = (
+            files[f"ol/course/exercises/{ex.slug}/{MISTAKES}"] = (
                 json.dumps(mistakes.get(ex.slug, []), indent=1, ensure_ascii=False) + "\n").encode()
     return files
 
 
-def checker_files() -> dict[str, bytes]:
-    folder = REPO / "checker"
-    return {f"checker/{p.name}": p.read_bytes() for p in sorted(folder.glob("*.py"))}
+def _imported(path: Path, package: str) -> set[str]:
+    """The modules of `package` that `path` imports (absolute `from package import x`, `from package.x import`,
+    `import package.x`, and relative ones within `package` itself)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            inside = node.level == 1 and path.parent.name == package
+            if node.module == package or (inside and not node.module):
+                found |= {a.name for a in node.names}
+            elif node.module and node.module.startswith(package + "."):
+                found.add(node.module.split(".")[1])
+            elif inside and node.module:
+                found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith(package + ".")}
+    return found
+
+
+def learner_modules() -> list[str]:
+    """What a learner runs, as paths under the repository: the judge (checker/, whole, as the browser has it),
+    the command line (ol/, whole) and of the course's data (course/) the modules those import, transitively."""
+    chosen = [p for pkg in ("checker", "ol") for p in sorted((REPO / pkg).glob("*.py"))]
+    course, todo = {"__init__"}, list(chosen)
+    while todo:
+        for name in _imported(todo.pop(), "course") - course:
+            if (REPO / "course" / f"{name}.py").is_file():
+                course.add(name)
+                todo.append(REPO / "course" / f"{name}.py")
+    chosen += [REPO / "course" / f"{name}.py" for name in sorted(course)]
+    return [p.relative_to(REPO).as_posix() for p in chosen]
+
+
+def code_files() -> dict[str, bytes]:
+    return {name: (REPO / name).read_bytes() for name in learner_modules()}
 
 
 def dependencies() -> list[str]:
@@ -97,9 +130,9 @@ def _record_line(name: str, data: bytes) -> str:
 def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "",
           mistakes: Mapping[str, list[dict]] | None = None) -> Path:
     """Write the wheel into `out` (created) and return its path."""
-    payload = {**checker_files(), **course_files(root, mistakes)}
+    payload = {**code_files(), **course_files(root, mistakes)}
     version = version_of(payload)
-    payload["checker/course/build.json"] = json.dumps(
+    payload["ol/course/build.json"] = json.dumps(
         {"course": COURSE, "version": version, "site": site_url}, indent=1).encode() + b"\n"
     info = f"{DIST}-{version}.dist-info"
     requires = "".join(f"Requires-Dist: {d}\n" for d in dependencies())
@@ -109,8 +142,8 @@ def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "",
                              f"hidden tests and judge\nRequires-Python: >=3.11\n{requires}").encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: tinyllm tools/ol_wheel.py\nRoot-Is-Purelib: true\n"
                          b"Tag: py3-none-any\n",
-        f"{info}/entry_points.txt": b"[console_scripts]\nol = checker.ol:main\n",
-        f"{info}/top_level.txt": b"checker\n",
+        f"{info}/entry_points.txt": b"[console_scripts]\nol = ol.cli:main\n",
+        f"{info}/top_level.txt": b"checker\ncourse\nol\n",
     }
     members = {**payload, **meta}
     record = "\n".join(_record_line(n, d) for n, d in members.items()) + f"\n{info}/RECORD,,\n"

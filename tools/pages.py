@@ -4,7 +4,7 @@ What no single page can know: that a manifest's `page` exists, that every page i
 lesson of a chapter), that a lesson page shows its code cell and its chapter's shared sections. And what each page
 knows: its widget errors, found by converting it with the site's own Markdown extensions (mdwidgets collects them
 instead of raising). Used by the MkDocs hook (tools/mkdocs_hooks.py) during a build and by
-`python -m checker validate` without one.
+`python -m authoring validate` without one.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import chapters as chapter_defs
-from checker import manifest
-from checker.manifest import rel
+from course import chapters as chapter_defs
+from course import manifest
+from course.manifest import rel
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from checker import manifest
+from course import manifest
 from checker.isolation import write_tree
 
 

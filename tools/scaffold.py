@@ -26,8 +26,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import chapters as chapter_defs
-from checker import manifest
+from course import chapters as chapter_defs
+from course import manifest
 
 REPO = Path(__file__).resolve().parent.parent
 ID_FORMAT = re.compile(r"^([A-Z]+[0-9]+)\.([0-9]+)$")
@@ -392,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {manifest.rel(path)}")
     if args.no_validate:
         return 0
-    from checker import validate
+    from authoring import validate
     from tools import pages
 
     _reports, errors = validate.validate_all([args.id], root=course.exercises)

@@ -18,16 +18,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from checker import manifest, validate
+from authoring import validate
+from course import manifest
 from tools import bundle, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting, search_later, snapshot
 from tools.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
 WEB_BUILD = REPO / "build" / "web"
 WEB_FILES = ("tl.js", "tl-worker.js", "tl.css")
-# The content-hash cache of clean validations; TL_VALIDATE_CACHE moves it (bench/course.py measures a cold one
-# without touching the developers' cache).
-VALIDATE_CACHE = Path(os.environ.get("TL_VALIDATE_CACHE") or REPO / ".cache" / "validate")
 
 
 class StepError(Exception):
@@ -43,7 +41,7 @@ def pre_build(course: Course) -> tuple[list[str], list[str]]:
     if missing:
         raise StepError(f"build/web/{missing[0]}: missing; bundle the front end first (`make bundle`)")
     extra = {} if course.exercises == manifest.EXERCISES else {"root": course.exercises}
-    reports, errors = validate.validate_all(cache=VALIDATE_CACHE, **extra)
+    reports, errors = validate.validate_all(cache=manifest.cache_folder(), **extra)
     return errors, [w for r in reports for w in r.warnings]
 
 
@@ -57,7 +55,7 @@ def post_build(site: Path, course: Course) -> list[str]:
     target = site / "assets" / "tl"
     shutil.copytree(WEB_BUILD, target, dirs_exist_ok=True)
     try:
-        mistakes = bundle.known_mistakes(course.exercises, VALIDATE_CACHE)
+        mistakes = bundle.known_mistakes(course.exercises, manifest.cache_folder())
     except LookupError as exc:
         raise StepError(str(exc)) from None
     bundle.write(target, course.exercises, mistakes)

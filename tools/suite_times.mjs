@@ -24,7 +24,8 @@ const report = py.runPython(`
 import json, os, statistics, sys, time
 sys.path.insert(0, "/repo")
 os.chdir("/tmp")
-from checker import manifest, validate
+from authoring import validate
+from course import manifest
 manifest.REPO = manifest.Path("/repo")
 exercises = manifest.load_all()
 out = {}

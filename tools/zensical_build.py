@@ -3,7 +3,7 @@ build-zensical`). mkdocs-material stays the production build; this one proves th
 
 Runs in Zensical's own virtual environment (.venv-zensical, requirements-zensical.txt), with this checkout on
 PYTHONPATH for the widgets. Zensical runs Python-Markdown extensions but no MkDocs hook, so the steps around it
-are the Makefile's, in the production venv: `python -m checker validate` before (exercises and pages), and
+are the Makefile's, in the production venv: `python -m authoring validate` before (exercises and pages), and
 `python -m tools.site_steps post-build` after. This module does the middle step:
 
 1. A project folder of its own, `build/zensical/`, because Zensical keeps its page cache in `.cache/` next to the

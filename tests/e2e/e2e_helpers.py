@@ -8,8 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from checker import chapters, manifest
-from checker.validate import apply_mutant
+from course import chapters, manifest
+from authoring.validate import apply_mutant
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from checker import manifest
+from course import manifest
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_S = 900  # numpy and pytest from the package index on a slow line

@@ -192,7 +192,7 @@ def test_offline_after_one_visit_that_plotted(context, recorder, fixture_url):
 # ---- the real course's lesson cells ----------------------------------------------------------------------------
 
 def lesson_cells():
-    from checker import manifest
+    from course import manifest
     exercises = manifest.load_all(manifest.EXERCISES)
     for ex in exercises.values():
         text = (REPO / "docs" / ex.page).read_text(encoding="utf-8")

@@ -65,7 +65,7 @@ def wait_state(url: str, ok, timeout: float) -> dict:
 def lesson_page(root: Path) -> tuple[Path, str]:
     """The fixture lesson's page and its uri (read from its manifest, not assumed)."""
     sys.path.insert(0, str(REPO))
-    from checker import manifest
+    from course import manifest
 
     lessons = [e for e in manifest.load_all(root / "exercises").values() if e.kind == "lesson"]
     ex = lessons[0]
@@ -110,7 +110,7 @@ def test_a_broken_widget_shows_its_error_in_the_open_page_and_a_fix_brings_it_ba
 def test_a_syntax_error_in_a_reference_is_one_line_with_its_line(preview, page):
     root, url = preview
     sys.path.insert(0, str(REPO))
-    from checker import manifest
+    from course import manifest
 
     ex = next(iter(manifest.load_all(root / "exercises").values()))
     good = ex.reference.read_text()

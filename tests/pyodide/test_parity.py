@@ -2,7 +2,7 @@
 
 Runs the whole exercise validation (reference, starter, every mutant, every prompt) inside Pyodide 0.27.7 under
 Node.js, with the wheels the site ships, and compares every verdict with CPython's. It also measures the factor
-validation multiplies CPython suite times by to estimate the browser's (checker/validate.py's time budgets):
+validation multiplies CPython suite times by to estimate the browser's (authoring/validate.py's time budgets):
 each exercise's reference suite time in both runtimes, written to .cache/validate/pyodide-factor.json.
 """
 import json
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from checker import manifest, validate
+from authoring import validate
+from course import manifest
 
 REPO = Path(__file__).resolve().parents[2]
 ASSETS = REPO / "site" / "assets" / "pyodide"
@@ -41,7 +42,7 @@ def test_validation_is_clean_in_pyodide(pyodide_report):
 def cpython_reports():
     # The build's cache (this run's validation, when `make test` ran it; else validated now): its reports keep
     # the outcomes, the mutants' fingerprints and the reference suite's times of five fresh runs on this machine.
-    reports, errors = validate.validate_all(cache=manifest.validate_cache())
+    reports, errors = validate.validate_all(cache=manifest.cache_folder())
     assert errors == []
     return reports
 

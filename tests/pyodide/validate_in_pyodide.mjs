@@ -1,4 +1,4 @@
-// Run checker.validate inside Pyodide under Node.js and print its JSON report.
+// Run authoring.validate inside Pyodide under Node.js and print its JSON report.
 // The same judge, hidden tests and mutants as on CPython, in the browser's runtime, without a browser.
 // usage: [TL_ROOT=<exercises folder>] node validate_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> [ID ...]
 //
@@ -30,7 +30,8 @@ const report = py.runPython(`
 import json, os, sys
 sys.path.insert(0, "/repo")
 os.chdir("/tmp")
-from checker import validate, manifest
+from authoring import validate
+from course import manifest
 manifest.REPO = manifest.Path("/repo")
 reports, errors = validate.validate_all(list(ids) or None, runs=runs,
                                         root=manifest.Path("/repo", root) if root else None)

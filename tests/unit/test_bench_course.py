@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from bench import course as bench_course
-from checker import chapters, manifest
+from course import chapters, manifest
 from tools import pages
 
 

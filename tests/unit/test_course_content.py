@@ -11,7 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import chapters, manifest  # noqa: E402
+from course import chapters, manifest  # noqa: E402
 from tools import pages  # noqa: E402
 
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import mdwidgets  # noqa: E402
-from checker import chapters, manifest  # noqa: E402
+from course import chapters, manifest  # noqa: E402
 from test_widgets import parse  # noqa: E402  (the strict HTML tree builder)
 from tools import bundle  # noqa: E402
 

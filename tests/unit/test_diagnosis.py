@@ -16,7 +16,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import diagnosis, judge, manifest, validate  # noqa: E402
+from authoring import validate
+from checker import diagnosis, judge
+from course import manifest  # noqa: E402
 
 LEARNER = "tinyllm/y.py"
 TESTS = {"test_cases.py": textwrap.dedent('''
@@ -150,7 +152,7 @@ def test_collisions_are_pairs_with_different_pitfalls():
 @pytest.fixture(scope="module")
 def course_prints():
     """Every exercise's mutant fingerprints, from a clean validation (the build's cache, so the build reuses it)."""
-    reports, errors = validate.validate_all(cache=manifest.validate_cache())
+    reports, errors = validate.validate_all(cache=manifest.cache_folder())
     assert errors == []
     return {r.slug: r.prints for r in reports}
 

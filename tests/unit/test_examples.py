@@ -1,7 +1,7 @@
 """Example cells run at build time (mdwidgets/examples.py): forked from a server, or as plain `python -c`, alike."""
 import pytest
 
-from checker import forkserver
+from authoring import forkserver
 from mdwidgets import examples
 
 

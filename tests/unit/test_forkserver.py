@@ -1,4 +1,4 @@
-"""The fork servers validation runs its children from (checker/forkserver.py), with jobs of their own."""
+"""The fork servers validation runs its children from (authoring/forkserver.py), with jobs of their own."""
 import json
 import os
 import time
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from checker import forkserver
+from authoring import forkserver
 
 pytestmark = pytest.mark.skipif(not forkserver.AVAILABLE, reason="needs os.fork")
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""Unit tests of checker/manifest.py: loading exercise folders, and pointing every mistake at its line.
+"""Unit tests of course/manifest.py: loading exercise folders, and pointing every mistake at its line.
 
 Broken exercises are copies of the fixture course (tests/fixtures/course/exercises) in tmp_path with one edit,
 so each test shows which mistake produces which message, and the platform's tests do not depend on the course's
@@ -19,8 +19,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import manifest  # noqa: E402
-from checker.manifest import ManifestError  # noqa: E402
+from course import manifest  # noqa: E402
+from course.manifest import ManifestError  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "course" / "exercises"
 LESSON = FIXTURES / "t1-2"

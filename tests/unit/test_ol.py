@@ -21,8 +21,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import manifest  # noqa: E402
-from checker.validate import apply_mutant  # noqa: E402
+from course import manifest  # noqa: E402
+from authoring.validate import apply_mutant  # noqa: E402
 
 LESSON_FILE = "python/fixture/lessons/stats.py"
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
@@ -122,10 +122,10 @@ def toy_root(tmp_path_factory) -> Path:
 
 
 def ol(root: Path, cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run `python -m checker.ol ARGS` in `cwd` against the exercises in `root`."""
+    """Run `python -m ol ARGS` in `cwd` against the exercises in `root`."""
     env = {**os.environ, "TL_EXERCISES": str(root), "PYTHONPATH": str(REPO), "COLUMNS": "100"}
     env.pop("OL_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "checker.ol", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ol", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -478,9 +478,9 @@ def test_code_for_an_exercise_that_no_longer_exists_is_skipped_with_a_note(toy_r
 
 
 def test_a_check_never_draws_whatever_backend_the_shell_names(monkeypatch, tmp_path):
-    from checker import olrun
+    from ol import checkrun
     monkeypatch.setenv("MPLBACKEND", "TkAgg")
-    assert olrun._child_env(tmp_path / "phase")["MPLBACKEND"] == "Agg"
+    assert checkrun._child_env(tmp_path / "phase")["MPLBACKEND"] == "Agg"
 
 
 # ---- help when stuck: the known mistake, hints, the reference on the author's terms --------------------------------
@@ -489,7 +489,7 @@ def test_a_check_never_draws_whatever_backend_the_shell_names(monkeypatch, tmp_p
 def help_root(tmp_path_factory) -> Path:
     """The toy T1.1 with two hints, the reference allowed after 2 failed checks, and its known mistakes as the
     wheel carries them (mistakes.json, from a validation of the mutant)."""
-    from checker import validate
+    from authoring import validate
 
     root = tmp_path_factory.mktemp("help-exercises")
     for rel, text in TOY.items():

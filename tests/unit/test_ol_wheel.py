@@ -24,7 +24,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import manifest  # noqa: E402
+from course import manifest  # noqa: E402
 from tools import ol_wheel  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
@@ -54,15 +54,23 @@ def installed(wheel, tmp_path_factory) -> Path:
 
 def test_the_wheel_holds_the_judge_and_every_exercise_but_no_mutants(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    for module in ("judge.py", "ol.py", "olrun.py", "manifest.py", "progress.py", "exchange.py", "stats.py"):
-        assert f"checker/{module}" in names
+    for module in ("checker/judge.py", "checker/stats.py", "ol/cli.py", "ol/checkrun.py", "ol/progress.py",
+                   "ol/exchange.py", "course/manifest.py"):
+        assert module in names
+    # exactly what a learner runs: the whole judge and command line, of the course's data what ol imports,
+    # nothing of the author's toolchain or the build
+    code = sorted(n for n in names if n.endswith(".py") and not n.startswith("ol/course/"))
+    assert code == sorted(ol_wheel.learner_modules())
+    assert {p.name for p in (REPO / "checker").glob("*.py")} == {n.split("/")[1] for n in code if n.startswith("checker/")}
+    assert not [n for n in code if n.startswith(("authoring/", "tools/", "mdwidgets/"))]
+    assert "course/records.py" not in code and "course/chapters.py" not in code
     exercises = manifest.load_all(FIXTURE)
     for ex in exercises.values():
-        prefix = f"checker/course/exercises/{ex.slug}/"
+        prefix = f"ol/course/exercises/{ex.slug}/"
         for path in (ex.manifest, ex.starter, ex.reference, ex.tests_file):
             assert prefix + path.relative_to(ex.folder).as_posix() in names
     assert not [n for n in names if "/mutants/" in n or n.endswith(".pyc")]
-    info = json.loads(zipfile.ZipFile(wheel).read("checker/course/build.json"))
+    info = json.loads(zipfile.ZipFile(wheel).read("ol/course/build.json"))
     assert info["course"] == "tinyllm" and info["version"] == ol_wheel.wheel_version(wheel.name)
 
 
@@ -72,7 +80,7 @@ def test_metadata_pins_the_dependencies_and_declares_ol(wheel):
     meta = zf.read(f"{info}/METADATA").decode()
     assert "Name: tinyllm-ol" in meta and "Requires-Python: >=3.11" in meta
     assert re.search(r"^Requires-Dist: numpy==\d", meta, re.M) and re.search(r"^Requires-Dist: pytest==\d", meta, re.M)
-    assert "ol = checker.ol:main" in zf.read(f"{info}/entry_points.txt").decode()
+    assert "ol = ol.cli:main" in zf.read(f"{info}/entry_points.txt").decode()
 
 
 def test_record_hashes_every_member(wheel):
@@ -105,7 +113,7 @@ def test_the_index_is_pep_503(site, wheel):
 def ol(installed: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("TL_EXERCISES", "OL_DEBUG")}
     env["PYTHONPATH"] = str(installed)
-    return subprocess.run([sys.executable, "-m", "checker.ol", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ol", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
 
 

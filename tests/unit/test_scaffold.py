@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 import mdwidgets  # noqa: E402
-from checker import chapters, manifest  # noqa: E402
+from course import chapters, manifest  # noqa: E402
 from tools import pages, scaffold  # noqa: E402
 
 CONFIG = f"""\
@@ -150,7 +150,7 @@ def test_an_existing_id_is_refused(course, capsys):
 
 
 def test_the_scaffolded_starter_fails_and_reference_passes(course):
-    from checker import validate
+    from authoring import validate
 
     assert new(course, "--id", "T5.1", "--kind", "lesson", "--title", "First", "--no-validate") == 0
     ex = manifest.load(course / "exercises" / "t5-1")

@@ -1,4 +1,4 @@
-"""Unit tests of checker/validate.py: the problems validation finds, each as one line at the right place.
+"""Unit tests of authoring/validate.py: the problems validation finds, each as one line at the right place.
 
 Every exercise here is a copy of the fixture course (tests/fixtures/course/exercises) in tmp_path with a planted
 mistake, so each test shows which mistake gives which line; expected line numbers are found in the edited files
@@ -20,8 +20,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from checker import manifest, validate  # noqa: E402
-from checker.manifest import ManifestError, rel  # noqa: E402
+from authoring import validate
+from course import manifest  # noqa: E402
+from course.manifest import ManifestError, rel  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "course" / "exercises"
 LESSON = FIXTURES / "t1-2"
@@ -480,14 +481,14 @@ def test_a_slow_suite_warns_over_half_its_limit_and_fails_over_it(tmp_path):
 # --- the command line ------------------------------------------------------------------------------------------------
 
 def checker(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "checker", *args], cwd=REPO, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "authoring", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=timeout, env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
 
 
 @pytest.mark.parametrize("args", [["--help"], ["validate", "--help"], ["validate", "-h", "E7.3"]])
 def test_help_prints_help_and_validates_nothing(args):
     proc = checker(*args, timeout=20)
-    assert proc.returncode == 0 and proc.stdout.startswith("usage: python -m checker")
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: python -m authoring")
     assert ": ok" not in proc.stdout and proc.stderr == ""
 
 

@@ -1,7 +1,7 @@
 """Unit tests of the Markdown widgets (mdwidgets): lesson Markdown in, HTML out, parsed and checked element by element.
 
 They run on the fixture course (tests/fixtures/course), never on the real one. Expected data comes from
-checker.manifest, the same source the widgets read, so a test fails when the page and the exercise folder could
+course.manifest, the same source the widgets read, so a test fails when the page and the exercise folder could
 disagree, not when a manifest's wording changes.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 import mdwidgets  # noqa: E402
-from checker import manifest  # noqa: E402
+from course import manifest  # noqa: E402
 
 PAGE = "docs/x.md"
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"

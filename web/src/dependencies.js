@@ -1,5 +1,5 @@
 /**
- * The dependency rule of a module that builds on others, the same as `ol check` (checker/ol.py,
+ * The dependency rule of a module that builds on others, the same as `ol check` (ol/cli.py,
  * `missing_dependency` and `--ref-deps`):
  *
  * - every exercise it builds on, directly or through another, must have passed here: its code is imported by the
@@ -18,7 +18,7 @@
 /**
  * The order in which dependencies are looked at, as in ol: direct requirements first, in dependency order, then
  * the transitive ones nearest first.
- * @param {string[]} all     every dependency, deepest first (checker/manifest.py `dependency_order`)
+ * @param {string[]} all     every dependency, deepest first (course/manifest.py `dependency_order`)
  * @param {string[]} direct  the exercise's own `requires`
  */
 export function dependencyOrder(all, direct) {

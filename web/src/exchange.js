@@ -1,5 +1,5 @@
 /**
- * The progress file shared by this site and `ol` (checker/exchange.py is the other side; the format is written
+ * The progress file shared by this site and `ol` (ol/exchange.py is the other side; the format is written
  * down there): what Export writes and Import reads. Pure functions over a store-like `get`, so node tests drive
  * them without a browser.
  *
@@ -57,7 +57,7 @@ export function parseDump(text) {
   try {
     dump = JSON.parse(text);
   } catch (err) {
-    // Cut short: the parser ran out of text (no position, or one at the very end), as checker/exchange.py decides.
+    // Cut short: the parser ran out of text (no position, or one at the very end), as ol/exchange.py decides.
     const at = /position (\d+)/.exec(err.message);
     const truncated = at ? Number(at[1]) >= String(text).trimEnd().length - 1 : /end of (JSON )?input/i.test(err.message);
     throw new Error(truncated ? "the file ends in the middle (it was cut short while saving or copying)"

@@ -1,4 +1,4 @@
-// web/src/dependencies.js: the dependency rule, which must say what `ol check` says (checker/ol.py,
+// web/src/dependencies.js: the dependency rule, which must say what `ol check` says (ol/cli.py,
 // missing_dependency): every dependency must have passed, direct ones are named first, transitive ones with the
 // requirement they come through, and --ref-deps means the reference of every one.
 import { test } from "node:test";

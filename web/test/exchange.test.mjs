@@ -1,4 +1,4 @@
-// The progress file shared with `ol` (web/src/exchange.js; checker/exchange.py is the other side).
+// The progress file shared with `ol` (web/src/exchange.js; ol/exchange.py is the other side).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -6,8 +6,8 @@ import { execFileSync } from "node:child_process";
 
 import { COURSE, FORMAT, VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
 
-test("the format constants are the ones checker/exchange.py writes", () => {
-  const py = readFileSync(new URL("../../checker/exchange.py", import.meta.url), "utf8");
+test("the format constants are the ones ol/exchange.py writes", () => {
+  const py = readFileSync(new URL("../../ol/exchange.py", import.meta.url), "utf8");
   assert.match(py, new RegExp(`^FORMAT = "${FORMAT}"$`, "m"));
   assert.match(py, new RegExp(`^VERSION = "${VERSION}"$`, "m"));
   assert.match(py, new RegExp(`^COURSE = "${COURSE}"`, "m"));
@@ -57,7 +57,7 @@ test("both sides read the same keys: what one writes, the other does not drop", 
   const dump = { format: FORMAT, version: VERSION, data: Object.fromEntries(keys.map((k) => [k, { code: "x", status: "passed" }])) };
   const plan = planImport(dump, { get: () => null, slugs: new Set(["m07-6", "e7-3", "t1-1", "a"]) });
   const js = keys.filter((k) => !plan.skipped.includes(k) && k !== "draft:a");
-  const script = "import json, sys; from checker import exchange; "
+  const script = "import json, sys; from ol import exchange; "
     + "d = exchange.parse(sys.stdin.read(), 'tinyllm'); print(json.dumps(sorted(d.data)))";
   const py = JSON.parse(execFileSync("python3", ["-c", script], {
     input: JSON.stringify(dump), cwd: new URL("../../", import.meta.url), encoding: "utf8" }));

@@ -4,7 +4,7 @@ An exercise reaches the browser in three shapes: the code cell's placeholder dat
 mdwidgets), the exercise bundle fetched when a check needs it (`assets/tl/exercises/<slug>.json`) and an entry
 of the exercise index (`assets/tl/exercises/index.json`), plus the few fields a status is derived from, which the
 course blocks (`/// chapter`, `/// module-map`, mdwidgets/course.py) embed. They are built here from the manifest
-(checker/manifest.py) and nowhere else, so a field is named, and means, the same thing in each, and is added once.
+(course/manifest.py) and nowhere else, so a field is named, and means, the same thing in each, and is added once.
 
 The readers, in web/src: `cell` by cell/identity.js (`hints`: how many the page holds, `revealAfter`: the
 reveal policy, 0 for after a pass, else the failed checks it takes); `bundle` by cell/bundles.js and

@@ -13,7 +13,7 @@ doubles as the pytest plugin that writes them (loaded through PYTEST_PLUGINS, si
 Each phase gets the exercise's time limit plus a grace period; the judge's own timeout normally fires first and
 yields a proper result, so the watchdog only acts when nothing else could.
 
-Child protocol: `python -m checker.olrun FOLDER` reads FOLDER/request.json (the keyword arguments of
+Child protocol: `python -m ol.checkrun FOLDER` reads FOLDER/request.json (the keyword arguments of
 `judge.check`) and writes FOLDER/result.json (the judge's result) before exiting.
 """
 from __future__ import annotations
@@ -27,6 +27,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from checker import isolation
 
 PHASE_ENV = "OL_PHASE_FILE"
 BOOT_LIMIT = 60.0  # seconds for a fresh interpreter to import pytest and the checker: generous, a loaded laptop
@@ -56,24 +58,13 @@ def grace(time_limit: float) -> float:
     return 2.0 + 0.25 * time_limit
 
 
-_DROPPED = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONSAFEPATH", "PYTHONWARNINGS"}
-
-
 def _child_env(phase_file: Path) -> dict[str, str]:
     # The learner's shell may carry PYTEST_ADDOPTS, PYTHONPATH pointing at their own `python/` folder, or
-    # PYTHONINSPECT; none of them may change how the hidden tests run.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k not in _DROPPED}
-    env.update({
-        "PYTHONPATH": str(CHECKER_ROOT),       # `checker` (hidden tests use checker.stats); not the learner's path
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTEST_PLUGINS": "checker.olrun",      # the phase reporter below
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # a learner's pytest-randomly or xdist must not change the verdict
-        # A check never draws: a learner's plt.show() must not open a window (and wait for it) during the tests,
-        # whatever backend their shell or matplotlibrc names. Their own runs of their code are left alone.
-        "MPLBACKEND": "Agg",
-        PHASE_ENV: str(phase_file),
-    })
-    return env
+    # PYTHONINSPECT; none of them may change how the hidden tests run (checker.isolation.child_environment).
+    # PYTHONPATH is the folder holding `checker` (hidden tests use checker.stats) and this package, never the
+    # learner's; the plugin is the phase reporter below.
+    return isolation.child_environment([str(CHECKER_ROOT)], {"PYTEST_PLUGINS": "ol.checkrun",
+                                                             PHASE_ENV: str(phase_file)})
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -109,7 +100,7 @@ def run(request: dict, *, tests: int) -> Outcome:
         phase_file = folder / "phases"
         with open(folder / "stdout", "wb") as out, open(folder / "stderr", "wb") as err:
             start = time.monotonic()
-            proc = subprocess.Popen([sys.executable, "-m", "checker.olrun", str(folder)], cwd=folder,
+            proc = subprocess.Popen([sys.executable, "-m", "ol.checkrun", str(folder)], cwd=folder,
                                     env=_child_env(phase_file), stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=err, start_new_session=hasattr(os, "killpg"))
             seen, phase, since = 0, "boot", start

@@ -445,7 +445,7 @@ def load(folder: Path) -> Exercise:
     return exercise
 
 
-def validate_cache() -> Path:
+def cache_folder() -> Path:
     """The folder of what validation and the build remember between runs: TL_VALIDATE_CACHE, else
     .cache/validate in this checkout."""
     return Path(os.environ.get("TL_VALIDATE_CACHE") or REPO / ".cache" / "validate")
@@ -457,7 +457,7 @@ def _disk_cache(folder: Path) -> Path | None:
     elsewhere (an installed `ol`, a folder of a test)."""
     if not os.environ.get("TL_VALIDATE_CACHE") and not ((REPO / ".cache").is_dir() and folder.is_relative_to(REPO)):
         return None
-    return validate_cache() / "manifests" / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:32]}.pickle"
+    return cache_folder() / "manifests" / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:32]}.pickle"
 
 
 def _read_stored(path: Path | None, stamp: tuple) -> Exercise | None:

@@ -10,7 +10,7 @@
     ol export FILE      your code and passes as the site's progress file (the progress page imports it)
     ol import FILE      the site's progress export: its code into python/..., nothing counted as passed
 
-Nothing here decides pass or fail: `checker.judge` does, in a fresh interpreter (`checker.olrun`), exactly as the
+Nothing here decides pass or fail: `checker.judge` does, in a fresh interpreter (`ol.checkrun`), exactly as the
 site's worker does in Pyodide. Exercises come from $TL_EXERCISES, else from the course data packed in the
 `tinyllm-ol` wheel (checker/course/, tools/ol_wheel.py), else from the `exercises/` folder of the checkout this
 package lives in. Every problem ends as a short message and a non-zero exit, never as a traceback of `ol`.
@@ -27,8 +27,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import diagnosis, exchange, manifest, olrun
-from .manifest import Exercise, ManifestError
+from checker import diagnosis
+from course import manifest
+from course.manifest import Exercise, ManifestError
+
+from . import checkrun, exchange
 from .progress import CHANGED, NOT_STARTED, PASSED, STATE_DIR, Progress, ProgressError, backup, build_order, \
     ensure_state_dir, find_workspace, sha256_of
 
@@ -267,7 +270,7 @@ def _learner_paths(text: str, exercises: dict[str, Exercise]) -> str:
     return text
 
 
-def _stopped_message(ex: Exercise, outcome: olrun.Outcome) -> str:
+def _stopped_message(ex: Exercise, outcome: checkrun.Outcome) -> str:
     limit = f"{ex.time_limit:g} s"
     seconds = f"stopped after {outcome.elapsed:.0f} s"
     why = ("and could not be interrupted: for example a long call into C code (numpy on a huge array), or a "
@@ -327,7 +330,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     request = {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
                "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
-    outcome = olrun.run(request, tests=len(ex.catalogue))
+    outcome = checkrun.run(request, tests=len(ex.catalogue))
     if outcome.stopped:
         say(_stopped_message(ex, outcome))
         return FAILED
@@ -406,7 +409,7 @@ def known_mistakes(ex: Exercise) -> list[dict]:
 
 
 def _checkout_mistakes(ex: Exercise) -> list[dict]:
-    stamps = sorted(manifest.validate_cache().glob(f"{ex.slug}-*.ok"), key=lambda p: p.stat().st_mtime)
+    stamps = sorted(manifest.cache_folder().glob(f"{ex.slug}-*.ok"), key=lambda p: p.stat().st_mtime)
     try:
         prints = json.loads(stamps[-1].read_text(encoding="utf-8")).get("prints", {}) if stamps else {}
     except (OSError, ValueError, AttributeError):
@@ -461,7 +464,7 @@ _TEX = {r"\le": "≤", r"\ge": "≥", r"\ne": "≠", r"\dots": "…", r"\cdot": 
 
 
 def plain(markdown: str) -> str:
-    """A hint's Markdown as terminal text: paragraphs unwrapped (say() wraps them again), maths without its
+    r"""A hint's Markdown as terminal text: paragraphs unwrapped (say() wraps them again), maths without its
     dollars and with the few TeX commands hints use as symbols (`$u \le r$` -> `u ≤ r`)."""
     def maths(found: re.Match) -> str:
         text = found.group(1)

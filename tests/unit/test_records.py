@@ -1,4 +1,4 @@
-"""checker/views.py, the one serialiser of an exercise's browser view, and the places that use it: the code cell's
+"""course/records.py, the one serialiser of an exercise's browser view, and the places that use it: the code cell's
 widget data (mdwidgets), the exercise bundles and the index (tools/bundle.py), the course blocks' status entries
 (mdwidgets/course.py). On the fixture course (tests/fixtures/course)."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import mdwidgets  # noqa: E402
-from checker import manifest, views  # noqa: E402
+from course import manifest, records  # noqa: E402
 from test_widgets import convert, parse  # noqa: E402
 from tools import bundle  # noqa: E402
 
@@ -35,8 +35,8 @@ def _fresh_manifests():
 
 def test_the_shapes_agree_on_every_field_they_share(exercises):
     for ex in exercises.values():
-        shapes = {"cell": views.cell(ex, exercises), "bundle": views.bundle(ex, exercises),
-                  "index": views.index_entry(ex, exercises), "status": views.status(ex)}
+        shapes = {"cell": records.cell(ex, exercises), "bundle": records.bundle(ex, exercises),
+                  "index": records.index_entry(ex, exercises), "status": records.status(ex)}
         for a, first in shapes.items():
             for b, second in shapes.items():
                 shared = (first.keys() & second.keys()) - {"tests"}  # the cell's catalogue, the bundle's sources
@@ -46,15 +46,15 @@ def test_the_shapes_agree_on_every_field_they_share(exercises):
 
 def test_what_each_shape_carries(exercises):
     t012 = exercises["t01-2"]  # requires T01.1
-    cell, full = views.cell(t012, exercises), views.bundle(t012, exercises)
+    cell, full = records.cell(t012, exercises), records.bundle(t012, exercises)
     assert (cell["requires"], full["requires"], full["directRequires"]) == (["t01-1"], ["t01-1"], ["t01-1"])
     assert full["tests"] == {t012.tests_file.name: t012.tests_file.read_text(encoding="utf-8")}
     assert full["reference"] == t012.reference.read_text(encoding="utf-8") and full["names"] == t012.test_names()
     assert [t["name"] for t in cell["tests"]] == t012.test_names()
     # The page and the index never carry the hidden tests' sources or the reference.
-    for shape in (cell, views.index_entry(t012, exercises)):
+    for shape in (cell, records.index_entry(t012, exercises)):
         assert "reference" not in shape and not isinstance(shape.get("tests"), dict)
-    entry = views.index_entry(t012, exercises)
+    entry = records.index_entry(t012, exercises)
     assert "usedBy" not in entry, "no reader in web/src: the module map renders used_by at build time"
     assert entry["milestone"] == t012.milestone and entry["page"] == t012.page
 
@@ -63,15 +63,15 @@ def test_the_bundles_and_the_index_are_the_serialisers_output(exercises, tmp_pat
     bundle.write(tmp_path, FIXTURE)
     for ex in exercises.values():
         written = json.loads((tmp_path / "exercises" / f"{ex.slug}.json").read_text(encoding="utf-8"))
-        assert written == views.bundle(ex, exercises)
+        assert written == records.bundle(ex, exercises)
     index = json.loads((tmp_path / "exercises" / "index.json").read_text(encoding="utf-8"))
-    assert index == [views.index_entry(ex, exercises) for ex in exercises.values()]
+    assert index == [records.index_entry(ex, exercises) for ex in exercises.values()]
 
 
 def test_the_cell_widget_and_the_course_blocks_embed_the_serialisers_output(exercises):
     cell = parse(convert("/// exercise | T01.2\nx\n///\n")).one("div", "tl-cell")
-    assert cell.data() == views.cell(exercises["t01-2"], exercises)
+    assert cell.data() == records.cell(exercises["t01-2"], exercises)
     chapter = parse(convert("/// chapter | T1\n///\n")).one("div", "tl-chapter")
-    assert chapter.data()["lessons"] == [views.status(exercises["t1-2"])]
+    assert chapter.data()["lessons"] == [records.status(exercises["t1-2"])]
     module_map = parse(convert("/// module-map | MS-T1\n///\n")).one("div", "tl-module-map")
-    assert module_map.data()["nodes"] == [views.status(exercises[s]) for s in ("t01-1", "t01-2")]
+    assert module_map.data()["nodes"] == [records.status(exercises[s]) for s in ("t01-1", "t01-2")]

@@ -31,7 +31,7 @@ from concurrent.futures import Future
 AVAILABLE = hasattr(os, "fork") and sys.platform != "emscripten"
 POLL_S = 0.02  # how often the server looks for children that ended while any are running
 
-_SERVE = "import sys; from checker.forkserver import serve; serve(sys.argv[1:])"
+_SERVE = "import sys; from authoring.forkserver import serve; serve(sys.argv[1:])"
 
 
 class ServerGone(RuntimeError):

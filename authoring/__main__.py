@@ -1,14 +1,16 @@
-"""`python -m checker validate ...`: see checker/validate.py (`ol` is the learners' command, checker/ol.py)."""
+"""`python -m authoring validate ...`: see authoring/validate.py (`ol` is the learners' command, ol/cli.py)."""
 import argparse
 import sys
 from pathlib import Path
 
-from . import manifest, validate
+from course import manifest
+
+from . import validate
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line: one subcommand today, so `python -m checker --help` says what there is."""
-    top = argparse.ArgumentParser(prog="python -m checker", description="Authoring tools for the exercises.")
+    """The command line: one subcommand today, so `python -m authoring --help` says what there is."""
+    top = argparse.ArgumentParser(prog="python -m authoring", description="Authoring tools for the exercises.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
         "validate", help="prove exercises consistent (reference passes, starter fails, mutants caught, ...)",
@@ -32,10 +34,7 @@ def check_pages(args: argparse.Namespace, root: Path, page_args: list[str]) -> i
             print(f"{config}: no such file, so no page can be checked", file=sys.stderr)
             return 1
         return 0
-    try:
-        from tools import pages
-    except ImportError:  # the tinyllm-ol wheel carries the checker only
-        return 0
+    from tools import pages  # the build's page checks (Markdown, widgets, links): imported only when pages are checked
     course = pages.course_of(config)
     only = None
     if args.ids or page_args:

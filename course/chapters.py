@@ -14,7 +14,7 @@ and the chapter's shared sections (Markdown written once and rendered on every l
     file = "e7/reference.md"                     # under exercises/chapters/
 
 A listed lesson is "written" when an exercise folder of kind "lesson" has its id; the others are planned.
-Mistakes are reported as `path:line: field: problem`, like checker.manifest's.
+Mistakes are reported as `path:line: field: problem`, like course.manifest's.
 """
 from __future__ import annotations
 

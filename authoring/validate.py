@@ -33,9 +33,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import diagnosis, forkserver, judge, manifest
-from .isolation import purge, top_modules, write_tree
-from .manifest import Exercise, ManifestError, Mutant, rel
+from checker import diagnosis, isolation, judge
+from checker.isolation import purge, top_modules, write_tree
+from course import manifest
+from course.manifest import Exercise, ManifestError, Mutant, rel
+
+from . import forkserver
 
 IN_PYODIDE = sys.platform == "emscripten"
 DEFAULT_RUNS = 1 if IN_PYODIDE else 5  # reference runs per exercise, each in a fresh process
@@ -398,17 +401,12 @@ def _child(folder: str) -> int:
     return 0
 
 
-_CHILD = ("import os, sys; from checker.validate import _child; code = _child(sys.argv[1]); "
+_CHILD = ("import os, sys; from authoring.validate import _child; code = _child(sys.argv[1]); "
           "sys.stdout.flush(); os._exit(code)")  # _exit: threads the reference left running must not hang it
-_DROPPED = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONSAFEPATH", "PYTHONWARNINGS",
-            "PYTHONHASHSEED"}  # a fixed hash seed would hide a test that depends on set order
-
-
 def _child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k not in _DROPPED}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)  # this checker (tests use checker.stats)
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # as in `ol check` and the browser: no installed plugins
-    return env
+    # The folder holding `checker` (the tests use checker.stats) and these packages; no installed pytest plugins,
+    # as in `ol check` and the browser (checker.isolation.child_environment).
+    return isolation.child_environment([str(Path(__file__).resolve().parent.parent)])
 
 
 def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) -> dict:
@@ -443,8 +441,8 @@ def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) 
 
 
 # What every job imports: a fork server imports it once for all its children (forkserver.py).
-PRELOAD = ["numpy", "numpy.random", "numpy.linalg", "pytest", "checker.validate"]
-JOB = "checker.validate:_child"
+PRELOAD = ["numpy", "numpy.random", "numpy.linalg", "pytest", "authoring.validate"]
+JOB = "authoring.validate:_child"
 
 
 def _execute(tasks: list[tuple[dict, float, int]], jobs: int, servers: int = 0) -> list[dict]:
@@ -737,7 +735,7 @@ def mistake_warnings(ex: Exercise, prints: dict[str, list[str] | None]) -> list[
 # ---- the command line -------------------------------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `python -m checker validate` (checker/__main__.py builds the parser)."""
+    """The options of `python -m authoring validate` (authoring/__main__.py builds the parser)."""
     parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate, by id or folder name "
                         "(E7.3, e7-3); default: all")
     parser.add_argument("--json", action="store_true", help="print the outcomes, timings and problems as JSON")

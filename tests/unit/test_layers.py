@@ -1,0 +1,146 @@
+"""The code is in folders by audience, and imports only point one way.
+
+    checker/    the judge: runs in every browser (checker.zip), under `ol` and in validation; imports nothing of
+                the project outside itself
+    course/     the course's data: exercise folders and chapters read and checked, the records the browser reads
+    ol/         the learner's command line: never imports the author's toolchain or the build
+    authoring/  the author's toolchain: validation of references, mutants and pages
+    tools/, mdwidgets/, bench/  the build, the page widgets and the benchmarks: may import any of the above
+
+Module paths written as strings (`python -m ...`, fork-server jobs, entry points, the Makefile, the Node scripts)
+and file paths in the docs must name modules and files that exist.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent.parent
+PACKAGES = ("checker", "course", "ol", "authoring", "tools", "mdwidgets", "bench")
+# What each package may import of the others (its own modules always).
+ALLOWED = {
+    "checker": set(),
+    "course": {"checker"},
+    "ol": {"checker", "course"},
+    "authoring": {"checker", "course", "tools"},  # tools: the build's page checks, which validation runs too
+}
+
+
+def imports_of(path: Path, root: Path = REPO) -> list[tuple[int, str]]:
+    """(line, top-level package) of every import in `path` that names one of PACKAGES; relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: within the file's own package, or above it
+                found.append((node.lineno, path.relative_to(root).parts[0] if node.level == 1 else "<outside>"))
+            elif node.module:
+                found.append((node.lineno, node.module.split(".")[0]))
+    return [(line, top) for line, top in found if top in PACKAGES or top == "<outside>"]
+
+
+def violations(package: str, root: Path = REPO) -> list[str]:
+    allowed = ALLOWED[package] | {package}
+    bad = []
+    for path in sorted((root / package).rglob("*.py")):
+        for line, top in imports_of(path, root):
+            if top not in allowed:
+                bad.append(f"{path.relative_to(root)}:{line}: imports {top} ({package}/ may import "
+                           f"{', '.join(sorted(allowed - {package})) or 'nothing of the project'})")
+    return bad
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_point_one_way(package):
+    assert violations(package) == []
+
+
+def test_a_forbidden_import_is_found(tmp_path):
+    """The check above can fail: a judge module that imports the course's data, and `ol` importing validation."""
+    for package, text in {"checker": "from course import manifest\n", "ol": "from authoring import validate\n",
+                          "course": "x = 1\n", "authoring": "from . import validate\nfrom ol import cli\n"}.items():
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "bad.py").write_text(text)
+    assert violations("checker", tmp_path) == [
+        "checker/bad.py:1: imports course (checker/ may import nothing of the project)"]
+    assert violations("ol", tmp_path) == ["ol/bad.py:1: imports authoring (ol/ may import checker, course)"]
+    assert violations("course", tmp_path) == []
+    assert violations("authoring", tmp_path) == [
+        "authoring/bad.py:2: imports ol (authoring/ may import checker, course, tools)"]
+
+
+def tracked(*suffixes: str) -> list[Path]:
+    names = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    return [REPO / n for n in names if n.endswith(suffixes) and (REPO / n).is_file()]
+
+
+MODULE_RE = re.compile(r"(?<![\w./-])((?:" + "|".join(PACKAGES) + r")(?:\.[A-Za-z_]\w*)+)(?![\w-])")  # not `ol.tl-x`
+QUOTED_RE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|`[^`]*`")  # a JavaScript string: where a module path is text, not code
+MADE_AT_RUN_TIME = ("checker.tl_fake",)  # a module tests/unit/test_judge.py writes to prove tampering is refused
+FILE_RE = re.compile(r"(?<![\w./-])((?:" + "|".join(PACKAGES) + r")/[\w/]+\.py)\b")
+RUN_PACKAGE_RE = re.compile(r"-m[\s\"',]+(" + "|".join(PACKAGES) + r")\b(?![.\w])")
+FROM_IMPORT_RE = re.compile(r"\bfrom ((?:" + "|".join(PACKAGES) + r")(?:\.\w+)*) import ([\w, ]+)")
+NOT_MODULES = {"zip", "py", "json", "toml", "whl", "js", "mjs", "md", "html", "txt"}
+
+
+def exists_as_module(dotted: str) -> bool:
+    """`a.b.c` names a module or package here, or an attribute of one (a function, a constant)."""
+    parts = dotted.split(".")
+    if parts[-1] in NOT_MODULES or dotted.startswith(MADE_AT_RUN_TIME):
+        return True
+    for n in range(len(parts), 1, -1):
+        base = REPO.joinpath(*parts[:n])
+        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+            return True
+    return False
+
+
+def strings_in(path: Path) -> list[tuple[int, str]]:
+    """Text where a module path is written as a string: a Python file's string constants and comments are
+    skipped for code (imports are checked above), but its strings are not; other files whole."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix in (".js", ".mjs"):
+        return [(text.count("\n", 0, m.start()) + 1, m.group()) for m in QUOTED_RE.finditer(text)]
+    if path.suffix != ".py":
+        return list(enumerate(text.splitlines(), 1))
+    return [(node.lineno, node.value) for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def test_module_paths_written_as_strings_exist():
+    lost = []
+    files = tracked(".py", ".mjs", ".js", ".toml", "Makefile", ".ci/run")
+    for path in files:
+        if "fixtures" in path.parts or path == Path(__file__):
+            continue
+        for line, text in strings_in(path):
+            for dotted in MODULE_RE.findall(text):
+                if dotted.split(".")[0] in PACKAGES and not exists_as_module(dotted):
+                    lost.append(f"{path.relative_to(REPO)}:{line}: {dotted}")
+            for package, names in FROM_IMPORT_RE.findall(text):  # "from checker import exchange" in a script
+                folder = REPO.joinpath(*package.split("."))
+                for name in (n.split(" as ")[0].strip() for n in names.split(",")):
+                    if (folder / "__init__.py").is_file() and not (folder / f"{name}.py").is_file():
+                        lost.append(f"{path.relative_to(REPO)}:{line}: from {package} import {name}")
+            for package in RUN_PACKAGE_RE.findall(text):  # `python -m authoring validate`: a package's __main__
+                if not (REPO / package / "__main__.py").is_file():
+                    lost.append(f"{path.relative_to(REPO)}:{line}: -m {package}")
+    assert lost == []
+
+
+def test_file_paths_in_the_docs_and_comments_exist():
+    lost = []
+    for path in tracked(".md", ".py", ".mjs", ".js", ".toml", "Makefile"):
+        if "fixtures" in path.parts or "results" in path.parts or path == Path(__file__):
+            continue
+        for line, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            for name in FILE_RE.findall(text):
+                if not (REPO / name).is_file():
+                    lost.append(f"{path.relative_to(REPO)}:{line}: {name}")
+    assert lost == []
