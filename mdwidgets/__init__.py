@@ -266,7 +266,7 @@ class Reveal(_Widget):
         return self.body
 
 
-class Exercise(_Widget):
+class ExerciseBlock(_Widget):
     """The code cell: editor with the starter, Run / Check / Stop / Reset, and per-test results."""
 
     NAME = "exercise"
@@ -528,7 +528,7 @@ class WidgetsExtension(BlocksExtension):
         md.preprocessors.register(SourcePreprocessor(md, lambda arg: _section_file(config["exercises"], arg)),
                                   "tl-source", 105)
         md.treeprocessors.register(ErrorTreeprocessor(md, config["errors"]), "tl-errors", 1)
-        for block in (Numeric, ChoiceWidget, Reveal, Exercise, Catalogue, Mutants, OlInstall, Progress, PyCell, Chapter, ModuleMap,
+        for block in (Numeric, ChoiceWidget, Reveal, ExerciseBlock, Catalogue, Mutants, OlInstall, Progress, PyCell, Chapter, ModuleMap,
                       LessonHeader, ChapterSection):
             block_mgr.register(block, config)
 

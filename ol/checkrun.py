@@ -85,7 +85,7 @@ def _phases(path: Path) -> list[str]:
         return []
 
 
-def run(request: dict, *, tests: int) -> Outcome:
+def judge_in_child(request: dict, *, tests: int) -> Outcome:
     """Run `judge.check(**request)` in a child interpreter and return its Outcome; never raises for learner code.
 
     `request` holds the judge's keyword arguments except `workdir`; `tests` is the number of catalogue tests,

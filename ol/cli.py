@@ -330,7 +330,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     request = {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
                "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
-    outcome = checkrun.run(request, tests=len(ex.catalogue))
+    outcome = checkrun.judge_in_child(request, tests=len(ex.catalogue))
     if outcome.stopped:
         say(_stopped_message(ex, outcome))
         return FAILED

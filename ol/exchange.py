@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 FORMAT = "tinyllm-progress"
 COURSE = "tinyllm"  # the course a file belongs to; another course's file is refused
-VERSION = "v1"
+FORMAT_VERSION = "v1"
 KEY_RE = re.compile(r"^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a-z0-9]+)*)$"
                     r"|^prompt:([a-z0-9-]+)/([a-z0-9-]+)$|^settings:[a-z0-9-]+$")
 
@@ -70,9 +70,9 @@ def parse(text: str, course: str) -> Dump:
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise ExchangeError("this is not a tinyllm progress file (no \"format\": \"tinyllm-progress\")")
     version = raw.get("version")
-    if version != VERSION:
-        newer = isinstance(version, str) and re.fullmatch(r"v\d+", version) and int(version[1:]) > int(VERSION[1:])
-        raise ExchangeError(f"the file is format {version!r}, and this reads {VERSION!r}"
+    if version != FORMAT_VERSION:
+        newer = isinstance(version, str) and re.fullmatch(r"v\d+", version) and int(version[1:]) > int(FORMAT_VERSION[1:])
+        raise ExchangeError(f"the file is format {version!r}, and this reads {FORMAT_VERSION!r}"
                             + ("; update to read it" if newer else ""))
     other = raw.get("course")
     if isinstance(other, str) and other and other != course:
@@ -94,7 +94,7 @@ def parse(text: str, course: str) -> Dump:
 
 def render(data: dict[str, object], *, course: str, build: str, origin: str) -> str:
     """The text of a progress file holding `data`."""
-    doc = {"format": FORMAT, "version": VERSION,
+    doc = {"format": FORMAT, "version": FORMAT_VERSION,
            "saved": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
            "course": course, "build": build, "origin": origin, "data": dict(sorted(data.items()))}
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"

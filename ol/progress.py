@@ -16,7 +16,7 @@ from pathlib import Path
 
 STATE_DIR = ".ol"
 PROGRESS_FILE = "progress.json"
-VERSION = 1
+PROGRESS_VERSION = 1
 
 NOT_STARTED, STARTED, PASSED, CHANGED = "not started", "started", "passed", "changed since pass"
 
@@ -92,9 +92,9 @@ class Progress:
                                 "which exercises you passed (your code is not touched).") from None
         passes = {}
         raw = data.get("passed", {}) if isinstance(data, dict) else None
-        if not isinstance(raw, dict) or data.get("version") != VERSION:
+        if not isinstance(raw, dict) or data.get("version") != PROGRESS_VERSION:
             raise ProgressError(f"{path}: not a progress file of this version of ol (expected \"version\": "
-                                f"{VERSION} and a \"passed\" table). Delete it to start the record afresh.")
+                                f"{PROGRESS_VERSION} and a \"passed\" table). Delete it to start the record afresh.")
         for ident, entry in raw.items():
             if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
                 passes[ident] = Pass(entry["sha256"], str(entry.get("when", "")), bool(entry.get("ref_deps")),
@@ -120,7 +120,7 @@ class Progress:
     def save(self) -> None:
         """Write atomically, so an interrupted `ol` never leaves half a file behind."""
         ensure_state_dir(self.folder)
-        data = {"version": VERSION, "passed": {
+        data = {"version": PROGRESS_VERSION, "passed": {
             k: {"sha256": p.sha256, "when": p.when, "ref_deps": p.ref_deps, **({"build": p.build} if p.build else {})}
             for k, p in sorted(self.passes.items())}}
         if self.help:

@@ -9,7 +9,7 @@
  * its code cell offers back, so an import never loses work.
  */
 export const FORMAT = "tinyllm-progress";
-export const VERSION = "v1";
+export const FORMAT_VERSION = "v1";
 export const COURSE = "tinyllm";
 const KEY = /^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a-z0-9]+)*)$|^prompt:([a-z0-9-]+)\/([a-z0-9-]+)$/;
 /** A course-wide setting of the learner's (`settings:diagnoses`): it belongs to no exercise. */
@@ -29,9 +29,9 @@ export function checkDump(dump) {
   if (!dump || typeof dump !== "object" || dump.format !== FORMAT) {
     throw new Error("this file is not a tinyllm progress export");
   }
-  if (dump.version !== VERSION) {
-    const newer = /^v\d+$/.test(String(dump.version)) && Number(String(dump.version).slice(1)) > Number(VERSION.slice(1));
-    throw new Error(`this export is format ${dump.version}, and this site reads ${VERSION}`
+  if (dump.version !== FORMAT_VERSION) {
+    const newer = /^v\d+$/.test(String(dump.version)) && Number(String(dump.version).slice(1)) > Number(FORMAT_VERSION.slice(1));
+    throw new Error(`this export is format ${dump.version}, and this site reads ${FORMAT_VERSION}`
       + (newer ? " (it comes from a newer version: reload to update this site)" : ""));
   }
   if (typeof dump.course === "string" && dump.course && dump.course !== COURSE) {
@@ -150,5 +150,5 @@ export function unverified(get, slug) {
 
 /** The header of an export this site writes. */
 export function header({ build = "" } = {}) {
-  return { format: FORMAT, version: VERSION, course: COURSE, build, origin: "browser" };
+  return { format: FORMAT, version: FORMAT_VERSION, course: COURSE, build, origin: "browser" };
 }

@@ -9,8 +9,8 @@
 import { checkDump, header, planImport, slugOf } from "./exchange.js";
 
 export const PREFIX = "tinyllm:";
-export const VERSION = "v1";
-const KEY_PREFIX = `${PREFIX}${VERSION}:`;
+export const KEYS_VERSION = "v1";
+const KEY_PREFIX = `${PREFIX}${KEYS_VERSION}:`;
 
 /** Whether `backend` accepts a write (private windows and disabled storage throw). */
 function writable(backend) {

@@ -4,12 +4,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 
-import { COURSE, FORMAT, VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
+import { COURSE, FORMAT, FORMAT_VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
 
 test("the format constants are the ones ol/exchange.py writes", () => {
   const py = readFileSync(new URL("../../ol/exchange.py", import.meta.url), "utf8");
   assert.match(py, new RegExp(`^FORMAT = "${FORMAT}"$`, "m"));
-  assert.match(py, new RegExp(`^VERSION = "${VERSION}"$`, "m"));
+  assert.match(py, new RegExp(`^FORMAT_VERSION = "${FORMAT_VERSION}"$`, "m"));
   assert.match(py, new RegExp(`^COURSE = "${COURSE}"`, "m"));
 });
 
@@ -54,7 +54,7 @@ test("an imported pass is unverified until this page checked the same code", () 
 test("both sides read the same keys: what one writes, the other does not drop", () => {
   const keys = ["code:m07-6", "code:t1-1", "result:e7-3", "elsewhere:t1-1", "prefs:a", "draft:a", "help:m07-6", "prompt:e7-3/alpha",
     "settings:diagnoses", "settings:Bad", "corrupt:code:a", "help:Bad Slug", "hints:a", "code:", "code:a/b"];
-  const dump = { format: FORMAT, version: VERSION, data: Object.fromEntries(keys.map((k) => [k, { code: "x", status: "passed" }])) };
+  const dump = { format: FORMAT, version: FORMAT_VERSION, data: Object.fromEntries(keys.map((k) => [k, { code: "x", status: "passed" }])) };
   const plan = planImport(dump, { get: () => null, slugs: new Set(["m07-6", "e7-3", "t1-1", "a"]) });
   const js = keys.filter((k) => !plan.skipped.includes(k) && k !== "draft:a");
   const script = "import json, sys; from ol import exchange; "

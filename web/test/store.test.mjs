@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { createStore, keys, PREFIX, VERSION } from "../src/store.js";
+import { createStore, keys, PREFIX, KEYS_VERSION } from "../src/store.js";
 
 /** An in-memory stand-in for window.localStorage (the parts of the Storage interface the store uses). */
 class FakeStorage {
@@ -25,7 +25,7 @@ class FullStorage extends FakeStorage {
 }
 
 test("keys are versioned: tinyllm:v1:<key>", () => {
-  assert.equal(`${PREFIX}${VERSION}:`, "tinyllm:v1:");
+  assert.equal(`${PREFIX}${KEYS_VERSION}:`, "tinyllm:v1:");
   const backend = new FakeStorage();
   const store = createStore(backend);
   assert.equal(store.set(keys.code("e7-3"), { code: "x = 1" }), true);
