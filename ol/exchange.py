@@ -9,7 +9,7 @@ The format is the progress page's Export (web/src/store.js `exportAll`), extende
               "elsewhere:<slug>":      {"status": "passed", "by": "ol", "sha256": ..., "when": ..., "build": ...},
               "prompt:<slug>/<id>":    an answer or prediction (browser only; ol keeps them to pass them on),
               "prefs:<slug>":          the browser's per-exercise preferences,
-              "draft:<slug>":          never written (a browser's own unsaved edits), read past,
+              "draft:<slug>":          never written (a browser's own unsaved edits); both readers leave it out,
               "help:<slug>":           {"hints": revealed, "failed": failed checks, "revealed"?: <ms>}: the help
                                        taken (both sides merge it: larger counts, earlier reveal),
               "settings:<name>":       a course-wide preference ("settings:diagnoses": true | false)}}
@@ -64,7 +64,8 @@ def parse(text: str, course: str) -> Dump:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip()) - 1
+        # Cut short: the parser ran out of text, or a string runs to the end (it reports where the string began)
+        truncated = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
         raise ExchangeError("the file ends in the middle (it was cut short while saving or copying)" if truncated
                             else f"the file is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
@@ -83,8 +84,8 @@ def parse(text: str, course: str) -> Dump:
     dump = Dump({}, course=other or "", build=str(raw.get("build") or ""), origin=str(raw.get("origin") or ""),
                 saved=str(raw.get("saved") or ""))
     for key, value in data.items():
-        if not isinstance(key, str) or not KEY_RE.match(key):
-            dump.skipped.append(str(key))
+        if not isinstance(key, str) or not KEY_RE.match(key) or key.startswith("draft:"):
+            dump.skipped.append(str(key))  # unknown here, or a browser's unsaved edits: left out, as the browser does
             continue
         if key.startswith("code:") and not (isinstance(value, dict) and isinstance(value.get("code"), str)):
             raise ExchangeError(f"the entry {key!r} holds no code (expected {{\"code\": \"...\"}})")
