@@ -96,7 +96,7 @@ def check(engine, code: str) -> str:
 def clean(engine) -> None:
     """No error since the last journey's check (the engine's log is one for the whole module)."""
     every = engine.errors()
-    new, engine.seen = every[getattr(engine, "seen", 0):], len(every)
+    new, engine.seen = every[engine.seen:], len(every)
     assert new == [], f"{engine.name}: the page threw"
 
 
