@@ -791,6 +791,14 @@ def dependency_order(ex: Exercise, by_id: dict[str, Exercise]) -> list[Exercise]
     return order
 
 
+def check_order(ex: Exercise, by_id: dict[str, Exercise]) -> list[Exercise]:
+    """The order in which the dependency rule looks at what `ex` builds on, the one order of `ol check` and the
+    page (course/records.py ships it as `checkOrder`): its own `requires` first, in dependency order, then the
+    transitive ones nearest first. M07.6 asks for M07.1, and M07.1's own check will then ask for M06.3."""
+    deps = dependency_order(ex, by_id)
+    return [d for d in deps if d.id in ex.requires] + [d for d in reversed(deps) if d.id not in ex.requires]
+
+
 def find(key: str, exercises: dict[str, Exercise]) -> Exercise:
     """Look an exercise up by id or slug, in any case (`M07.6`, `m07.6`, `m07-6`)."""
     slug = key.strip().lower().replace(".", "-")

@@ -15,7 +15,7 @@ that reads them.
 """
 from __future__ import annotations
 
-from .manifest import Exercise, dependency_order
+from .manifest import Exercise, check_order, dependency_order
 
 
 def _requires(ex: Exercise, exercises: dict[str, Exercise]) -> list[str]:
@@ -27,6 +27,11 @@ def _direct_requires(ex: Exercise, exercises: dict[str, Exercise]) -> list[str]:
     """The exercises `ex` names in its own `requires`, as slugs."""
     by_id = {e.id: e for e in exercises.values()}
     return [by_id[r].slug for r in ex.requires]
+
+
+def _check_order(ex: Exercise, exercises: dict[str, Exercise]) -> list[str]:
+    """What `ex` builds on, as slugs, in the order the dependency rule looks at them (manifest.check_order)."""
+    return [d.slug for d in check_order(ex, {e.id: e for e in exercises.values()})]
 
 
 def status(ex: Exercise) -> dict:
@@ -56,6 +61,7 @@ def bundle(ex: Exercise, exercises: dict[str, Exercise], mistakes: list[dict] | 
         "slug": ex.slug, "id": ex.id, "title": ex.title, "kind": ex.kind, "page": ex.page,
         "path": ex.learner_path, "importPath": ex.import_path, "timeLimit": ex.time_limit,
         "requires": _requires(ex, exercises), "directRequires": _direct_requires(ex, exercises),
+        "checkOrder": _check_order(ex, exercises),
         "starter": ex.starter.read_text(encoding="utf-8"),
         "reference": ex.reference.read_text(encoding="utf-8"),
         "tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")},

@@ -246,9 +246,7 @@ def missing_dependency(ex: Exercise, exercises: dict[str, Exercise], folder: Pat
     Direct requirements are named before transitive ones: M07.6 asks for M07.1, and M07.1's own check will then
     ask for M06.3. A dependency edited since it passed counts as not passed: its new version was never judged.
     """
-    deps = manifest.dependency_order(ex, by_id(exercises))
-    ordered = [d for d in deps if d.id in ex.requires] + [d for d in reversed(deps) if d.id not in ex.requires]
-    for dep in ordered:
+    for dep in manifest.check_order(ex, by_id(exercises)):
         status = record.status(dep.id, folder / dep.learner_path)
         if status == PASSED:
             continue

@@ -14,6 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from types import SimpleNamespace
+
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,6 +80,19 @@ def test_the_real_exercises_load():
         assert len(ex.mutants) == len(list((ex.folder / "mutants").glob("*.toml")))
         assert all(r in by_id for r in ex.requires)
         assert ex not in manifest.dependency_order(ex, by_id)
+
+
+def test_the_check_order_is_direct_requirements_first_then_the_others_nearest_first():
+    """One order for `ol check` and the page (the bundle's checkOrder): X requires A and B, A requires C."""
+    def node(id_: str, *requires: str) -> SimpleNamespace:
+        return SimpleNamespace(id=id_, requires=list(requires), manifest=Path(f"{id_}.toml"))
+    diamond = {n.id: n for n in [node("X", "A", "B"), node("A", "C"), node("B"), node("C")]}
+    assert [d.id for d in manifest.check_order(diamond["X"], diamond)] == ["A", "B", "C"]
+    chain = {n.id: n for n in [node("X", "A"), node("A", "B"), node("B", "C"), node("C")]}
+    assert [d.id for d in manifest.check_order(chain["X"], chain)] == ["A", "B", "C"]
+    # M07.6 requires M07.1, which requires M06.3: M07.1 is named before M06.3.
+    course = {n.id: n for n in [node("M07.6", "M07.1"), node("M07.1", "M06.3"), node("M06.3")]}
+    assert [d.id for d in manifest.check_order(course["M07.6"], course)] == ["M07.1", "M06.3"]
 
 
 # --- the fixture course as loaded --------------------------------------------------------------------------------------

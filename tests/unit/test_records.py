@@ -48,6 +48,7 @@ def test_what_each_shape_carries(exercises):
     t012 = exercises["t01-2"]  # requires T01.1
     cell, full = records.cell(t012, exercises), records.bundle(t012, exercises)
     assert (cell["requires"], full["requires"], full["directRequires"]) == (["t01-1"], ["t01-1"], ["t01-1"])
+    assert full["checkOrder"] == ["t01-1"], "the dependency rule's order, computed once (manifest.check_order)"
     assert full["tests"] == {t012.tests_file.name: t012.tests_file.read_text(encoding="utf-8")}
     assert full["reference"] == t012.reference.read_text(encoding="utf-8") and full["names"] == t012.test_names()
     assert [t["name"] for t in cell["tests"]] == t012.test_names()

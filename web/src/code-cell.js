@@ -171,16 +171,17 @@ function createCommands(cell, env, model, autosave, settings) {
 
   /** The dependency rule's verdict for this exercise, from the bundles and this browser's saved results. */
   async function dependencies() {
-    const [own, ...deps] = await Promise.all([cell.slug, ...cell.requires].map(env.loadBundle));
+    const own = await env.loadBundle(cell.slug);
+    const order = own.checkOrder; // the rule's order, computed once by the build (course/manifest.py check_order)
+    const deps = await Promise.all(order.map(env.loadBundle));
     const passedCode = (slug) => {
       const last = store.get(keys.result(slug), null);
       return last && last.status === "passed" && typeof last.code === "string" ? last.code : null;
     };
     return applyRule({
       id: cell.id, passedCode, refDeps: Boolean((store.get(keys.prefs(cell.slug), {}) || {}).refDeps),
-      deps: deps.map((b, i) => ({ slug: cell.requires[i], id: b.id, importPath: b.importPath, reference: b.reference })),
-      // Bundles name the direct requirements; without them, the nearest one counts as the only direct one.
-      direct: Array.isArray(own.directRequires) ? own.directRequires : cell.requires.slice(-1),
+      deps: deps.map((b, i) => ({ slug: order[i], id: b.id, importPath: b.importPath, reference: b.reference })),
+      direct: own.directRequires,
     });
   }
 

@@ -15,16 +15,6 @@
  * Pure: the caller reads storage and bundles.
  */
 
-/**
- * The order in which dependencies are looked at, as in ol: direct requirements first, in dependency order, then
- * the transitive ones nearest first.
- * @param {string[]} all     every dependency, deepest first (course/manifest.py `dependency_order`)
- * @param {string[]} direct  the exercise's own `requires`
- */
-export function dependencyOrder(all, direct) {
-  return [...all.filter((d) => direct.includes(d)), ...all.filter((d) => !direct.includes(d)).reverse()];
-}
-
 /** "A", "A and B", "A, B and C". */
 const list = (ids) => (ids.length > 1 ? `${ids.slice(0, -1).join(", ")} and ${ids[ids.length - 1]}` : ids.join(""));
 
@@ -42,22 +32,23 @@ const list = (ids) => (ids.length > 1 ? `${ids.slice(0, -1).join(", ")} and ${id
  * Apply the rule.
  * @param {{id: string, deps: Dependency[], direct: string[], passedCode: (slug: string) => string|null,
  *          refDeps: boolean}} input
- *   deps: every dependency, deepest first; direct: the slugs the exercise requires itself; passedCode: the code
- *   of a dependency's last check when it passed, else null; refDeps: the learner chose the reference ones
+ *   deps: every dependency, in the order the rule looks at them (the bundle's `checkOrder`, computed once by the
+ *   build: course/manifest.py `check_order`, as `ol check` does); direct: the slugs the exercise requires itself;
+ *   passedCode: the code of a dependency's last check when it passed, else null; refDeps: the learner chose the
+ *   reference ones
  * @returns {Gate}
  */
 export function applyRule({ id, deps, direct, passedCode, refDeps }) {
   const bySlug = new Map(deps.map((d) => [d.slug, d]));
-  const ordered = dependencyOrder(deps.map((d) => d.slug), direct).map((slug) => bySlug.get(slug));
   const files = {};
   const missing = [];
-  for (const dep of ordered) {
+  for (const dep of deps) {
     const code = passedCode(dep.slug);
     if (typeof code !== "string") missing.push(dep);
     if (refDeps) files[dep.importPath] = dep.reference;
     else if (typeof code === "string") files[dep.importPath] = code;
   }
-  const ids = ordered.map((d) => d.id);
+  const ids = deps.map((d) => d.id);
   const gate = {
     files, order: ids, missing: missing.map((d) => d.id), borrowed: refDeps ? ids : [], needs: "", text: "",
     label: `Use the reference ${ids.join(", ")}`, refDeps,

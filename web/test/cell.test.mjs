@@ -15,12 +15,13 @@ const bundle = (slug, id, extra = {}) => ({
   slug, id, importPath: `tinyllm/${slug.replace("-", "_")}.py`, reference: `# reference of ${id}\n`,
   tests: { "test_x.py": "def test_one(): pass" }, names: NAMES, ...extra,
 });
-// A module M2 that builds on M1 directly and, through M1, on M0 (deepest first, as mdwidgets writes `requires`).
+// A module M2 that builds on M1 directly and, through M1, on M0 (deepest first, as mdwidgets writes `requires`;
+// the bundle's checkOrder is the dependency rule's order, as course/manifest.py check_order writes it).
 const BUNDLES = {
-  "m-0": bundle("m-0", "M0"),
-  "m-1": bundle("m-1", "M1", { directRequires: ["m-0"] }),
-  "m-2": bundle("m-2", "M2", { directRequires: ["m-1"] }),
-  "e-1": bundle("e-1", "E1", { directRequires: [] }),
+  "m-0": bundle("m-0", "M0", { directRequires: [], checkOrder: [] }),
+  "m-1": bundle("m-1", "M1", { directRequires: ["m-0"], checkOrder: ["m-0"] }),
+  "m-2": bundle("m-2", "M2", { directRequires: ["m-1"], checkOrder: ["m-1", "m-0"] }),
+  "e-1": bundle("e-1", "E1", { directRequires: [], checkOrder: [] }),
 };
 const data = (slug, extra = {}) => ({
   slug, id: BUNDLES[slug].id, path: `python/${slug}.py`, importPath: BUNDLES[slug].importPath,
@@ -504,7 +505,7 @@ const MISTAKES = [
   { mutant: "s01", pitfall: "accepting on u <= r", number: 1, fingerprint: ["test_one failed 3 AssertionError"] },
   { mutant: "loose", pitfall: "a sum that is not left to right", number: null, fingerprint: ["test_two failed 9 X"] },
 ];
-const HELPED = { ...BUNDLES, "e-1": bundle("e-1", "E1", { directRequires: [], mistakes: MISTAKES }) };
+const HELPED = { ...BUNDLES, "e-1": bundle("e-1", "E1", { directRequires: [], checkOrder: [], mistakes: MISTAKES }) };
 const helpPage = (extra = {}, hints = ["First, a nudge.", "Then the <em>decisive</em> idea."]) =>
   exerciseHTML(data("e-1", extra), { hints }) + '<table><tr><td><span id="pitfall-1"></span>1.</td></tr></table>';
 const shown = (root, selector) => [...root.querySelectorAll(selector)].filter((n) => !n.closest("[hidden]"));

@@ -47,7 +47,7 @@ test("a bad widget shows an error in its place; every other widget of the page s
   const editors = fakeEditor();
   t.after(() => python.dispose());
   const ctx = { store, python, base: "http://site.test/", createEditor: editors.create, win, pathname: "/p/",
-    loadBundle: async () => ({ id: "E1", importPath: "tinyllm/e1.py", reference: "", tests: {}, names: ["test_a"], directRequires: [] }) };
+    loadBundle: async () => ({ id: "E1", importPath: "tinyllm/e1.py", reference: "", tests: {}, names: ["test_a"], directRequires: [], checkOrder: [] }) };
 
   const cells = mountEach(document, ".tl-cell", (root) => mountCell(root, ctx));
   const prompts = mountEach(document, ".tl-numeric", (root) => mountNumeric(root, store));
