@@ -38,7 +38,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "cpu": 4,
          "network": {"offline": False, "latency": 170, "downloadThroughput": 9 * MBIT, "uploadThroughput": 9 * MBIT}}
 READ_S = 10  # a reader's pause before the first Check
 BARE_READY = "() => window.benchDone && (window.benchDone.failed ? -1 : window.benchDone.pytest)"
-SITE_READY = "() => window.tinyllm && window.tinyllm.python && window.tinyllm.python.timeline.judge"
+SITE_READY = "() => window.tinyllm && window.tinyllm.python && window.tinyllm.python.timeline.pytest"
 CHECK = """async (code) => {
     const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
     cell.tlCell.editor.setCode(code);

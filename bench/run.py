@@ -39,7 +39,7 @@ new MutationObserver(() => {
     if (stage && !(stage in window.benchStages)) window.benchStages[stage] = performance.now();
 }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-python'], childList: true});
 """
-READY = "() => window.benchStages && window.benchStages.judge"
+READY = "() => window.benchStages && window.benchStages.pytest"
 
 
 class Counter:
@@ -145,7 +145,7 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
         else:
             page.wait_for_function(READY, timeout=120_000)
             t = page.evaluate("window.benchStages")
-            site = {"python": t.get("python"), "numpy": t.get("numpy"), "grade": t.get("judge"),
+            site = {"python": t.get("python"), "numpy": t.get("numpy"), "grade": t.get("pytest"),
                     "bytes_cold": counter.take()}
             # Warm figures in the learner's steady state: after the first check the spare worker warms up and the
             # service worker precaches the site; both compete for the CPU, so let them finish first.
@@ -166,7 +166,7 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
             counter.take()
             page.goto(url + LESSON)
             page.wait_for_function(READY, timeout=120_000)
-            site["grade_repeat"] = page.evaluate("window.benchStages.judge")
+            site["grade_repeat"] = page.evaluate("window.benchStages.pytest")
             site["bytes_repeat"] = counter.take()
             out["site"] = site
         browser.close()

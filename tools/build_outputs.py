@@ -23,6 +23,11 @@ JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/b
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
 LOADER_GZ = "pyodide.asm.js.gz"      # in assets/pyodide/: its loader script, gzipped
 
+# The settings the runtime shares with the build (web/src/build-outputs.js RUNTIME, the side that reads them):
+# HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), and the Cache Storage
+# name of the worker's hand-off to the service worker, written into sw.js by tools/offline.py.
+RUNTIME = {"home": "/home/pyodide", "judgeDir": "/home/pyodide/tl", "handoffCache": "tinyllm-handoff"}
+
 
 @dataclass(frozen=True)
 class OptionalPackage:

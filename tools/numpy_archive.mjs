@@ -1,6 +1,6 @@
 // Repack numpy for the worker: its runtime files with bytecode compiled ahead, the list of standard-library
 // modules `import numpy` pulls in (tools/snapshot.mjs imports those into the memory snapshot), and the list of
-// extension modules those imports load, in the order they load (the worker loads them ahead, worker.js
+// extension modules those imports load, in the order they load (the worker loads them ahead, python-boot.js
 // preloadExtensions).
 //
 // usage: node tools/numpy_archive.mjs <site assets/pyodide dir> <output .zip> <output modules .json>
@@ -15,11 +15,11 @@
 // tools/snapshot.py turns the zip into a pack (tools/pack.py) that the worker writes without running Python.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, numpyWheel } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, numpyWheel } from "../web/src/build-outputs.js";
 
 const [assets, output, modulesOut, dynlibsOut] = process.argv.slice(2);
 const wheel = numpyWheel(JSON.parse(readFileSync(`${assets}/${OUTPUTS.pyodideLock}`, "utf8")));
-const py = await loadPyodide({ env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
+const py = await loadPyodide({ env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.writeFile("/tmp/numpy.whl", readFileSync(`${assets}/${wheel}`));
 const modules = py.runPython(`
 import compileall, json, os, py_compile, site, sys, zipfile

@@ -58,6 +58,7 @@ def precache_list(site: Path) -> tuple[list[list[str]], str]:
 def write(site: Path) -> str:
     """Write site/sw.js; returns the version."""
     urls, version = precache_list(site)
-    head = f"const PRECACHE = {json.dumps({'version': version, 'files': urls})};\n"
+    head = (f"const PRECACHE = {json.dumps({'version': version, 'files': urls})};\n"
+            f"const HANDOFF = {json.dumps(build_outputs.RUNTIME['handoffCache'])}; // the Python worker's downloads\n")
     (site / "sw.js").write_text(head + SOURCE.read_text(encoding="utf-8"), encoding="utf-8")
     return version

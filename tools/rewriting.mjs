@@ -7,11 +7,11 @@
 // tools/rewriting.py makes the input, caches the output and writes it into the exercise bundles.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, readWheelsList } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/build-outputs.js";
 
 const [assets, checkerZip, input, output] = process.argv.slice(2);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));
-const py = await loadPyodide({ env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
+const py = await loadPyodide({ env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.mkdirTree("/tmp/wheels");
 for (const w of wheels) py.FS.writeFile(`/tmp/wheels/${w}`, readFileSync(`${assets}/${w}`));
 py.FS.writeFile("/tmp/checker.zip", readFileSync(checkerZip));
@@ -23,8 +23,8 @@ import base64, json, marshal, os, site, sys, zipfile, zlib
 from pathlib import Path
 for w in sorted(os.listdir("/tmp/wheels")):
     zipfile.ZipFile("/tmp/wheels/" + w).extractall(site.getsitepackages()[0])
-zipfile.ZipFile("/tmp/checker.zip").extractall("/home/pyodide/tl")
-sys.path.insert(0, "/home/pyodide/tl")
+zipfile.ZipFile("/tmp/checker.zip").extractall(${JSON.stringify(RUNTIME.judgeDir)})
+sys.path.insert(0, ${JSON.stringify(RUNTIME.judgeDir)})
 from _pytest.assertion import rewrite
 from checker import judge
 code = {}

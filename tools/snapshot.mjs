@@ -12,12 +12,12 @@
 // compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, readWheelsList } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/build-outputs.js";
 
 const [assets, checkerZip, numpyModules, output] = process.argv.slice(2);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));
 // The same settings the worker uses: no host environment leaks into the snapshot.
-const py = await loadPyodide({ _makeSnapshot: true, env: { HOME: "/home/pyodide" }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
+const py = await loadPyodide({ _makeSnapshot: true, env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.mkdirTree("/tmp/wheels");
 for (const w of wheels) py.FS.writeFile(`/tmp/wheels/${w}`, readFileSync(`${assets}/${w}`));
 py.FS.writeFile("/tmp/checker.zip", readFileSync(checkerZip));
@@ -26,8 +26,8 @@ py.runPython(`
 import os, site, sys, zipfile
 for w in sorted(os.listdir("/tmp/wheels")):
     zipfile.ZipFile("/tmp/wheels/" + w).extractall(site.getsitepackages()[0])
-zipfile.ZipFile("/tmp/checker.zip").extractall("/home/pyodide/tl")
-sys.path.insert(0, "/home/pyodide/tl")
+zipfile.ZipFile("/tmp/checker.zip").extractall(${JSON.stringify(RUNTIME.judgeDir)})
+sys.path.insert(0, ${JSON.stringify(RUNTIME.judgeDir)})
 import importlib, json, fractions, math, pytest
 list(map(importlib.import_module, numpy_stdlib))
 del numpy_stdlib
@@ -35,7 +35,7 @@ from checker import bridge, judge, integrity, stats
 # One throwaway check imports everything pytest loads lazily during a session.
 judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, files={"warm.py": "X = 1\\n"},
             learner="warm.py", workdir="/tmp/tl", names=["test_warm"])
-sys.path.remove("/home/pyodide/tl")
+sys.path.remove(${JSON.stringify(RUNTIME.judgeDir)})
 `);
 const snapshot = py.makeMemorySnapshot();
 writeFileSync(output, snapshot);

@@ -103,10 +103,10 @@ def cell(page, slug: str):
     return page.locator(f'.tl-cell[data-exercise="{slug}"]')
 
 
-STAGES = ["python", "numpy", "judge"]
+STAGES = ["python", "numpy", "pytest"]
 
 
-def wait_python(page, slug: str, stage: str = "judge") -> None:
+def wait_python(page, slug: str, stage: str = "pytest") -> None:
     """Wait until the cell's Python has reached `stage` or a later one (stages can follow within milliseconds)."""
     later = STAGES[STAGES.index(stage):]
     page.wait_for_function("([slug, later]) => later.includes(document.querySelector("

@@ -55,8 +55,8 @@ def site(tmp_path, fixture_url):
     server.server_close()
 
 
-def wait_python(engine, slug: str = SLUG, stage: str = "judge") -> None:
-    stages = ["python", "numpy", "judge"][["python", "numpy", "judge"].index(stage):]
+def wait_python(engine, slug: str = SLUG, stage: str = "pytest") -> None:
+    stages = ["python", "numpy", "pytest"][["python", "numpy", "pytest"].index(stage):]
     try:
         engine.wait(f"(slug, stages) => {{ const c = {CELL}; return c && stages.includes(c.dataset.python); }}",
                     slug, stages, timeout=PYTHON_S, what=f"Python ({stage}) in {slug}'s cell")

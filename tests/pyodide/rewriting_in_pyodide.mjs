@@ -5,14 +5,15 @@
 import { loadPyodide } from "pyodide";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { RUNTIME } from "../../web/src/build-outputs.js";
 
 const site = resolve(process.argv[2]);
 const assets = `${site}/assets/pyodide/`;
-const py = await loadPyodide({ stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
+const py = await loadPyodide({ env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 const lock = JSON.parse(readFileSync(`${assets}pyodide-lock.json`, "utf8"));
 const { wheels } = JSON.parse(readFileSync(`${assets}wheels.json`, "utf8"));
 await py.loadPackage([lock.packages.numpy.file_name, ...wheels].map((w) => assets + w), { messageCallback: () => {} });
-py.unpackArchive(new Uint8Array(readFileSync(`${site}/assets/tl/checker.zip`)), "zip", { extractDir: "/home/pyodide/tl" });
+py.unpackArchive(new Uint8Array(readFileSync(`${site}/assets/tl/checker.zip`)), "zip", { extractDir: RUNTIME.judgeDir });
 const dir = `${site}/assets/tl/exercises/`;
 const bundles = Object.fromEntries(readdirSync(dir).filter((n) => n.endsWith(".json") && n !== "index.json")
   .map((n) => [n.slice(0, -5), JSON.parse(readFileSync(dir + n, "utf8"))]));
@@ -22,7 +23,7 @@ try {
   report = py.runPython(`
 import base64, hashlib, json, marshal, sys, zlib
 from pathlib import Path
-sys.path.insert(0, "/home/pyodide/tl")
+sys.path.insert(0, ${JSON.stringify(RUNTIME.judgeDir)})
 from checker import bridge, judge
 bundles = json.loads(bundles_json)
 work = Path(bridge.WORKDIR)

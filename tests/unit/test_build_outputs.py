@@ -38,6 +38,14 @@ def test_both_sides_name_the_same_files():
 
 
 @needs_node
+def test_both_sides_share_the_runtime_settings_and_the_starts():
+    assert node("console.log(JSON.stringify(outputs.RUNTIME));") == build_outputs.RUNTIME
+    chosen = node("console.log(JSON.stringify(['start=cold', 'start=compact', 'start=warm', 'x', ''].map("
+                  "outputs.startChosen).concat(outputs.STARTS.map(outputs.startName))));")
+    assert chosen == ["cold", "compact", "", "", "", "start=cold", "start=snapshot", "start=compact"]
+
+
+@needs_node
 @pytest.mark.parametrize("written", [
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(

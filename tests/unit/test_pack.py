@@ -145,9 +145,9 @@ def urls_of(site):
 
 
 def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
-    """web/src/worker.js requests the snapshot under the name the wheels list gives, once it has weighed its size
+    """web/src/python-boot.js requests the snapshot under the name the wheels list gives, once it has weighed its size
     against the line's speed, and names no build output itself."""
-    worker = (REPO / "web" / "src" / "worker.js").read_text()
+    worker = (REPO / "web" / "src" / "python-boot.js").read_text()
     assert "snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
     assert "fetchSnapshot(await Promise.all(list.snapshot.map(named)), await memory)" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")

@@ -22,6 +22,35 @@ export const OUTPUTS = Object.freeze({
 });
 
 /**
+ * The settings the runtime shares with the build (tools/build_outputs.py RUNTIME): the memory snapshot is made
+ * with them (tools/snapshot.mjs) and restored only where they are the same, so each is written here once.
+ * `home`: Python's HOME; `judgeDir`: where checker.zip is unpacked and put on sys.path (the snapshot's imports
+ * are found there again); `handoffCache`: the Cache Storage name the worker hands its downloads over in, which the
+ * service worker takes them from (tools/offline.py writes it into sw.js).
+ */
+export const RUNTIME = Object.freeze({
+  home: "/home/pyodide",
+  judgeDir: "/home/pyodide/tl",
+  handoffCache: "tinyllm-handoff",
+});
+
+/**
+ * How Python may be made to start, for tests and the benchmark: `start=<one of these>` as the worker's name
+ * (worker-client.js workerName, python-boot.js): cold (no snapshot), snapshot (the LZ4 copies), compact (the
+ * zstd copies). Without one, the line's measure chooses.
+ */
+export const STARTS = Object.freeze(["cold", "snapshot", "compact"]);
+
+/** The start a worker's name forces (`start=cold`), or "" when it forces none. */
+export function startChosen(name) {
+  const match = /^start=(\w+)$/.exec(name || "");
+  return match && STARTS.includes(match[1]) ? match[1] : "";
+}
+
+/** A worker's name that forces `start` (one of STARTS), or "" for any other value. */
+export const startName = (start) => (STARTS.includes(start) ? `start=${start}` : "");
+
+/**
  * @typedef {{name: string, imports: string[], files: string[], bytes: number}} OptionalPackage
  *   A package loaded only when learner code imports one of `imports` (matplotlib): `name` is what the worker
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up

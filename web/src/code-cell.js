@@ -301,7 +301,7 @@ function warmUp(cell, env, model, settings) {
   };
   let unsubscribe = () => {};
   unsubscribe = python.subscribe(({ stage }) => {
-    if (stage !== STAGE.judge || done) return;
+    if (stage !== STAGE.pytest || done) return;
     done = true;
     setTimeout(() => unsubscribe(), 0); // subscribe calls back before it returns
     timer = setTimeout(go, WARM_UP_DELAY_MS);

@@ -184,7 +184,7 @@ function start() {
     const handed = new Promise((resolve) => { handedOff = resolve; });
     let registered = false;
     const stop = python.subscribe(({ stage, failed, handedOff: done }) => {
-      if ((stage === STAGE.judge || failed) && !registered) {
+      if ((stage === STAGE.pytest || failed) && !registered) {
         registered = true;
         setTimeout(handedOff, 15_000);
         python.settled().then(() => {

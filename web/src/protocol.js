@@ -40,9 +40,9 @@
  * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean}}
  *   StatusReply
  *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot;
- *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker.js COMPACT_BELOW);
- *   `handedOff` (a second "judge" status, later): every file the worker downloaded is in the hand-off cache, so
- *   the offline copy can be completed without downloading them again (worker.js handingOff).
+ *   `compact` (with "python"): the snapshot or the packs came as their compact copies (python-boot.js COMPACT_BELOW);
+ *   `handedOff` (a second "pytest" status, later): every file the worker downloaded is in the hand-off cache, so
+ *   the offline copy can be completed without downloading them again (python-boot.js handingOff).
  * @typedef {{type: "loading", received: number, total: number, ms: number}} LoadingReply
  *   Start-up's downloads so far: `received` of `total` bytes (the wheels list's startBytes for the copies this
  *   start fetches), `ms` since the worker started; sent at most every 200 ms while they arrive, and once when
@@ -62,7 +62,7 @@
  * @typedef {StatusReply|LoadingReply|StartedReply|StdoutReply|ProgressReply|ResultReply|ErrorReply|FatalReply} Reply
  *
  * ## Results
- * @typedef {"python"|"numpy"|"judge"} Stage  each one ready: the interpreter; numpy (Run works); pytest (Check works)
+ * @typedef {"python"|"numpy"|"pytest"} Stage  each one ready: the interpreter; numpy (Run works); pytest (Check works)
  * @typedef {{status: "ok"|"error"|"timeout", stdout: string, traceback: string, figures?: Figure[]}} RunResult
  *   The worker reports an interrupted run as "timeout"; the client renames it "stopped" after a Stop. `figures`:
  *   what the run drew (checker/figures.py), in order, when it drew anything.
@@ -100,11 +100,11 @@ export const REPLIES = Object.freeze(["status", "loading", "started", "stdout", 
 export const FIGURE_KINDS = Object.freeze(["image", "note"]);
 export const FIGURE_MIMES = Object.freeze(["image/png"]);
 /** The start-up stages, in the order they are reached. */
-export const STAGES = Object.freeze(["python", "numpy", "judge"]);
-/** Each stage by name, so code says `STAGE.judge` rather than a string that may drift. */
+export const STAGES = Object.freeze(["python", "numpy", "pytest"]);
+/** Each stage by name, so code says `STAGE.pytest` rather than a string that may drift. */
 export const STAGE = Object.freeze(Object.fromEntries(STAGES.map((s) => [s, s])));
 /** The stage each request needs before it can start. */
-export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.judge });
+export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.pytest });
 export const RUN_STATUSES = Object.freeze(["ok", "error", "timeout", "stopped"]);
 export const CHECK_STATUSES = Object.freeze(["passed", "failed", "error", "timeout", "stopped"]);
 export const OUTCOMES = Object.freeze(["passed", "failed", "error"]);

@@ -10,6 +10,7 @@
  * worker instead; a spare worker is kept warm so that recovery does not cost a cold start.
  */
 import { replyProblem, STAGE } from "./protocol.js";
+import { startName } from "./build-outputs.js";
 
 const GRACE_MS = 1500; // how long Python may take to notice an interrupt before the worker is replaced
 // How long Python may take to answer once it has noticed the interrupt: the judge's clean-up after the
@@ -22,15 +23,15 @@ let nextId = 1;
 
 /**
  * The worker's name: `start=cold|snapshot|compact` when localStorage's "tl-start" forces how Python starts
- * (worker.js COLD_START_MS and COMPACT_BELOW; for tests and the benchmark), else "". A name, not a query, so the worker's address
- * stays the one the offline copy holds.
+ * (build-outputs.js STARTS; python-boot.js COLD_START_MS and COMPACT_BELOW; for tests and the benchmark), else "".
+ * A name, not a query, so the worker's address stays the one the offline copy holds.
  */
 export function workerName(storage) {
   let start = null;
   try {
     start = storage ? storage.getItem("tl-start") : null;
   } catch { /* no storage */ }
-  return ["cold", "snapshot", "compact"].includes(start) ? `start=${start}` : "";
+  return startName(start);
 }
 
 const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName(globalThis.localStorage) });
@@ -231,7 +232,7 @@ export class PythonWorker {
     const attempt = () => {
       this.spareTimer = null;
       if (this.spare || !this.useSpare) return;
-      if (this.spareAllowed && this.live && this.live.stage === STAGE.judge) this.spare = this.#spawn();
+      if (this.spareAllowed && this.live && this.live.stage === STAGE.pytest) this.spare = this.#spawn();
       else this.spareTimer = setTimeout(attempt, this.spareRetryMs);
     };
     attempt();
@@ -291,7 +292,7 @@ export class PythonWorker {
       let quietFrom = null;
       const look = () => {
         const now = performance.now();
-        const idle = this.stage === STAGE.judge && this.pending.size === 0;
+        const idle = this.stage === STAGE.pytest && this.pending.size === 0;
         quietFrom = idle ? (quietFrom ?? now) : null;
         if (this.disposed || this.status.failed || now - since >= capMs || (idle && now - quietFrom >= quietMs)) {
           clearInterval(timer);

@@ -7,7 +7,7 @@ import { actions, createModel, initialState, reduce } from "../src/cell/state.js
 import { summarise } from "../src/cell/summary.js";
 
 const fresh = () => initialState({ kind: "exercise", starter: "# starter\n", code: "# starter\n" });
-const ready = () => reduce(fresh(), actions.python({ stage: "judge", failed: "", restarts: 0 }));
+const ready = () => reduce(fresh(), actions.python({ stage: "pytest", failed: "", restarts: 0 }));
 const rows = (outcome) => [{ name: "test_a", outcome, message: "" }, { name: "test_b", outcome, message: "" }];
 const apply = (state, ...list) => list.reduce(reduce, state);
 

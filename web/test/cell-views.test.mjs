@@ -226,7 +226,7 @@ test("output: figures placed at an offset past the text, or at the same offset, 
 });
 
 test("progress: the summary says what is loading while a run waits for it, then that it runs", () => {
-  let state = reduce(base(), actions.python({ stage: "judge", failed: "", restarts: 0 }));
+  let state = reduce(base(), actions.python({ stage: "pytest", failed: "", restarts: 0 }));
   state = reduce(state, actions.started("run"));
   state = reduce(state, actions.progress("Loading matplotlib (9.8 MB, once)…"));
   assert.equal(state.message, "Loading matplotlib (9.8 MB, once)…");

@@ -63,7 +63,7 @@ test("an exercise cell mounts its views in order, with the stable hooks", async 
   assert.deepEqual([...root.querySelectorAll(".tl-toolbar button")].map((b) => b.className),
     ["md-button tl-run", "md-button tl-check md-button--primary", "md-button tl-stop", "md-button tl-reset"]);
   assert.equal(root.dataset.state, "idle");
-  await until(() => root.dataset.python === "judge", 1000, "Python ready");
+  await until(() => root.dataset.python === "pytest", 1000, "Python ready");
   assert.equal(text(root, ".tl-status"), "Ready");
   assert.equal(root.tlCell.editor.getCode(), "# starter of e-1\n");
   assert.equal(root.querySelector(".tl-stop").disabled, true);

@@ -63,7 +63,7 @@ test("check needs learner, files, tests and names", () => {
 
 test("the vocabularies are fixed", () => {
   for (const list of [REQUESTS, REPLIES, STAGES]) assert.ok(Object.isFrozen(list));
-  assert.deepEqual([...STAGES], ["python", "numpy", "judge"]);
+  assert.deepEqual([...STAGES], ["python", "numpy", "pytest"]);
   assert.ok(REPLIES.includes("result") && REPLIES.includes("error") && REPLIES.includes("fatal"));
 });
 
@@ -94,8 +94,8 @@ test("init's interrupt is a SharedArrayBuffer when given", () => {
 
 test("stage names exist once: STAGE by name, NEEDS per request, reached() in order", () => {
   assert.deepEqual(Object.values(STAGE), [...STAGES]);
-  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "judge" });
-  assert.equal(reached("judge", STAGE.numpy), true);
+  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "pytest" });
+  assert.equal(reached("pytest", STAGE.numpy), true);
   assert.equal(reached("numpy", STAGE.numpy), true);
   assert.equal(reached("python", STAGE.numpy), false);
   assert.equal(reached("", STAGE.python), false);
@@ -106,7 +106,7 @@ const CHECKED = {
   tests: [{ name: "test_a", outcome: "failed", message: "expected 1, got 2", where: "tinyllm/x.py:3" }],
 };
 const REPLY = {
-  status: { type: "status", stage: "judge", ms: 812.5 },
+  status: { type: "status", stage: "pytest", ms: 812.5 },
   loading: { type: "loading", received: 3_200_000, total: 14_800_000, ms: 1250 },
   started: { type: "started", id: 3 },
   stdout: { type: "stdout", id: 2, text: "42\n" },
@@ -120,7 +120,7 @@ test("every reply type has a well-formed example", () => {
   assert.deepEqual(Object.keys(REPLY).sort(), [...REPLIES].sort());
   for (const [type, msg] of Object.entries(REPLY)) assert.equal(replyProblem(msg, "check"), "", type);
   assert.equal(replyProblem({ ...REPLY.status, stage: "python", snapshot: true }), "");
-  assert.equal(replyProblem({ ...REPLY.status, stage: "judge", handedOff: true }), "");
+  assert.equal(replyProblem({ ...REPLY.status, stage: "pytest", handedOff: true }), "");
   assert.equal(replyProblem({ type: "error", message: "a message must be an object" }), "", "an error may lack an id");
   for (const bad of [{ received: -1 }, { total: "14 MB" }, { ms: undefined }]) {
     assert.match(replyProblem({ ...REPLY.loading, ...bad }), /loading needs received, total and ms/, JSON.stringify(bad));
@@ -131,7 +131,7 @@ test("malformed replies are named", () => {
   const cases = [
     [null, /must be an object/],
     [{ type: "hello", id: 1 }, /unknown reply type "hello"/],
-    [{ ...REPLY.status, stage: "pytest" }, /unknown stage "pytest"/],
+    [{ ...REPLY.status, stage: "judge" }, /unknown stage "judge"/], // the old name of "pytest"
     [{ ...REPLY.status, ms: "soon" }, /needs ms/],
     [{ ...REPLY.status, snapshot: "yes" }, /snapshot/],
     [{ ...REPLY.status, handedOff: 1 }, /handedOff/],

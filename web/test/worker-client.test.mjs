@@ -36,8 +36,8 @@ test("a run is queued until Python is ready, then answered with its output strea
   assert.equal(result.stdout, "42\n");
   assert.deepEqual(printed, ["42\n"]);
   assert.equal(typeof result.ms, "number");
-  assert.deepEqual(seen.filter((s, i) => s !== seen[i - 1]), ["", "python", "numpy", "judge"]);
-  assert.equal(python.stage, "judge");
+  assert.deepEqual(seen.filter((s, i) => s !== seen[i - 1]), ["", "python", "numpy", "pytest"]);
+  assert.equal(python.stage, "pytest");
 });
 
 test("Stop before the request started withdraws it: status stopped, and the worker is told to cancel", async (t) => {

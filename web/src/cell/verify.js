@@ -44,7 +44,7 @@ export function verifyImported(cell, env, { model, root, editorCode }) {
     if (!unverified((k) => store.get(k, null), cell.slug)) note?.remove();
   }
   const unsubscribe = python.subscribe(({ stage }) => {
-    if (stage === STAGE.judge && timer === null) timer = setTimeout(go, START_DELAY_MS);
+    if (stage === STAGE.pytest && timer === null) timer = setTimeout(go, START_DELAY_MS);
   });
   return () => {
     cancelled = true;
