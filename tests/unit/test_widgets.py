@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO))
 
 import mdwidgets  # noqa: E402
 from course import manifest  # noqa: E402
+from mdwidgets.base import _json_script  # noqa: E402
 
 PAGE = "docs/x.md"
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
@@ -357,7 +358,7 @@ EVIL = "</script><script>alert(1)</script><!--"
 
 def test_json_script_escapes_closing_tags():
     parent = etree.Element("div")
-    mdwidgets._json_script(parent, {"message": EVIL, "nested": [EVIL]})
+    _json_script(parent, {"message": EVIL, "nested": [EVIL]})
     html = to_html_string(parent)
     assert html.count("</script") == 1 and html.endswith("</script></div>")
     assert "<!--" not in html
