@@ -553,17 +553,32 @@ def budget(ex: Exercise, suite_ms: float, factor: Factor) -> tuple[float, str, s
 # ---- every exercise ---------------------------------------------------------------------------------------------
 
 def content_hash(ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> str:
-    """Hash of everything a validation result depends on: the folders, their dependencies, the checker, the
-    number of runs (five clean runs prove more than one)."""
-    h = hashlib.sha256(f"runs={runs}\0".encode())
+    """Hash of everything a validation result depends on: the folders, their dependencies, the judge (checker/)
+    and this validation (authoring/), the Python, numpy and pytest that run them, the number of runs (five clean
+    runs prove more than one)."""
+    h = hashlib.sha256(f"runs={runs}\0{sys.version}\0{_versions()}\0".encode())
     by_id = {e.id: e for e in exercises.values()}
     folders = [ex.folder] + [d.folder for d in manifest.dependency_order(ex, by_id)]
     sources = [(f"{f.name}/{p.relative_to(f)}", p) for f in folders for p in sorted(f.rglob("*"))
                if p.is_file() and "__pycache__" not in p.parts]
-    sources += [(f"checker/{p.name}", p) for p in sorted(Path(__file__).parent.glob("*.py"))]
+    for package in (Path(judge.__file__).parent, Path(__file__).parent):
+        sources += [(f"{package.name}/{p.name}", p) for p in sorted(package.glob("*.py"))]
     for name, path in sources:
         h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def _versions() -> str:
+    """The releases of numpy and pytest installed here (without importing numpy in this process)."""
+    from importlib import metadata
+    return " ".join(f"{name}=={_version_of(metadata, name)}" for name in ("numpy", "pytest"))
+
+
+def _version_of(metadata, name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "none"
 
 
 def _choose(keys: list[str] | None, exercises: dict[str, Exercise], root: Path,

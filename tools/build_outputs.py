@@ -21,7 +21,7 @@ SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, 
 WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
-LOADER_GZ = "pyodide.asm.js.gz"      # in assets/pyodide/: its loader script, gzipped
+LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
 
 # The settings the runtime shares with the build (web/src/build-outputs.js RUNTIME, the side that reads them):
 # HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), and the Cache Storage

@@ -10,7 +10,7 @@
 // compiled ~170 modules (import numpy 590 ms -> 310 ms with the bytecode); loadPackage also compiles all 19
 // extension modules up front, tests and fft included, where an unpacked archive lets Python load each one on
 // first import; and the standard-library modules numpy imports cost another ~200 ms unless the snapshot already
-// holds them. The bytecode is compiled by Pyodide's own Python (3.12), as unchecked-hash .pyc files: valid
+// holds them. The bytecode is compiled by Pyodide's own Python (3.14 today), as unchecked-hash .pyc files: valid
 // whatever the files' dates after unpacking. Sources stay, so tracebacks into numpy still show lines.
 // tools/snapshot.py turns the zip into a pack (tools/pack.py) that the worker writes without running Python.
 import { loadPyodide } from "pyodide";

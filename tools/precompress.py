@@ -1,6 +1,6 @@
 """Gzipped copies of the two largest start-up files Pyodide's loader would otherwise fetch as they are.
 
-`pyodide.asm.wasm` (10.1 MB, 3.2 MB gzipped) and `pyodide.asm.js` (1.3 MB, 0.24 MB) are written beside the
+`pyodide.asm.wasm` (9.6 MB, 3.5 MB gzipped) and `pyodide.asm.mjs` (1.2 MB, 0.26 MB) are written beside the
 originals as `.gz` (build_outputs.CORE_GZ, LOADER_GZ). The worker fetches those and inflates them with the
 browser's own DecompressionStream, the core straight into WebAssembly.compileStreaming, so a first visit costs
 7 MB less on any static host, compressing or not; it falls back to the originals when a copy cannot be read.
@@ -21,7 +21,7 @@ from tools import build_outputs
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".cache" / "precompress"
-ORIGINALS = {build_outputs.CORE_GZ: "pyodide.asm.wasm", build_outputs.LOADER_GZ: "pyodide.asm.js"}
+ORIGINALS = {build_outputs.CORE_GZ: "pyodide.asm.wasm", build_outputs.LOADER_GZ: "pyodide.asm.mjs"}
 
 
 def write(pyodide_dir: Path, cache: Path = CACHE) -> list[Path]:

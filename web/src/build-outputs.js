@@ -17,7 +17,7 @@ export const OUTPUTS = Object.freeze({
   wheelsPack: "judge-wheels.pack",
   judgeZip: "checker.zip",
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
-  loaderGz: "pyodide.asm.js.gz",
+  loaderGz: "pyodide.asm.mjs.gz",
   compactSuffix: ".zst", // a snapshot part's or a pack's compact copy (zstd, tools/pack.py compact): its name + this
 });
 

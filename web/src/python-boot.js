@@ -238,27 +238,32 @@ async function compileCore(realFetch, wasmURL) {
 }
 
 /**
- * Pyodide's loader script (pyodide.asm.js) from its gzipped copy, run in this worker's global scope: it defines
- * `_createPyodideModule`, and loadPyodide, finding it, does not fetch the original. Resolves to false when it
- * could not (Pyodide then loads the original itself).
+ * Pyodide's loader module (pyodide.asm.mjs, 1.2 MB) from its gzipped copy (0.3 MB): imported from a blob of its
+ * inflated text, and its factory handed to loadPyodide (`createPyodideModule`), which then does not import the
+ * original. Resolves to the factory, or null when it could not (Pyodide then imports the original itself). The
+ * module finds nothing through its own address: Pyodide gives it the core's address (`locateFile`) and the core.
  */
 async function runLoader(realFetch) {
+  let url = "";
   try {
     const response = await inflated(realFetch, INDEX + OUTPUTS.loaderGz, "text/javascript");
-    if (!response) return false;
-    const source = await response.text();
-    // Running it holds this thread for a moment (~300 ms), which would look like a slow line, and would hold back
-    // the snapshot's request, which follows the line's measure.
+    if (!response) return null;
+    url = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
+    // Evaluating it holds this thread for a moment (~300 ms), which would look like a slow line, and would hold
+    // back the snapshot's request, which follows the line's measure.
     await Promise.all([lineMeasured, snapshotAskedFor]);
-    (0, eval)(source); // indirect: global scope, as a classic script would run
-    return typeof self._createPyodideModule === "function";
+    const module = await import(/* webpackIgnore: true */ url);
+    return typeof module.default === "function" ? module.default : null;
   } catch {
-    return false;
+    return null;
+  } finally {
+    if (url) URL.revokeObjectURL(url);
   }
 }
 
-/** Whether Pyodide's loader script has run (runLoader); loadPyodide waits for it. */
-let loaderRan = Promise.resolve(false);
+/** Pyodide's module factory once its loader has been imported from the gzipped copy, else null (runLoader);
+ * loadPyodide waits for it. */
+let loaderRan = Promise.resolve(null);
 
 /**
  * Pyodide requests its WebAssembly core and its standard library only once it has the snapshot in hand, so
@@ -365,30 +370,55 @@ async function requestFiles() {
 /**
  * The interpreter: restored from the memory snapshot when there is one it can use, else started cold.
  *
- * Pyodide awaits the snapshot's bytes before it creates its module (their length is its memory's), and restores
- * them right after. When the build gave the snapshot's size, it is handed the buffer the parts are being decoded
- * into, still empty, and holds its start, after creating the module (evaluating the loader's module code,
- * instantiating the core, linking its symbols: ~0.3 s), until the buffer is full: through `fsInit`, the hook
- * loadPyodide awaits before it starts Python. A snapshot that does not arrive leaves the buffer empty, which
- * Pyodide refuses to restore ("invalid magic number"): then Python starts cold, as when there is no snapshot.
+ * Pyodide awaits the snapshot's bytes before it creates its module, and restores them right after. When the build
+ * gave the snapshot's size, it is handed the buffer the parts are being decoded into, still empty, and holds its
+ * start, after creating the module (evaluating the loader's module code, instantiating the core, linking its
+ * symbols: ~0.3 s), until the buffer is full: through `fsInit`, the hook loadPyodide awaits before it starts
+ * Python. A snapshot that does not arrive leaves the buffer empty, which Pyodide refuses to restore ("invalid
+ * magic number"): then Python starts cold, as when there is no snapshot.
+ *
+ * Pyodide 314's core exports its memory at 30 MiB and copies the snapshot into it as it is, so a snapshot taken
+ * after the memory grew (the build's is 36 MiB: its warm check grows it) would not fit ("offset is out of
+ * bounds"). The same hook first grows the memory to the snapshot's size, the way the core itself grows it
+ * (Emscripten's emscripten_resize_heap, which also renews the runtime's views of it), on the module the factory
+ * is building (withModule).
  */
 async function startPython(files) {
-  const [{ loadPyodide }] = await Promise.all([import(`${INDEX}pyodide.mjs`), loaderRan]);
+  const [{ loadPyodide }, factory] = await Promise.all([import(`${INDEX}pyodide.mjs`), loaderRan]);
+  const module = withModule(factory || (await import(`${INDEX}pyodide.asm.mjs`)).default);
+  const options = { ...OPTIONS, createPyodideModule: module.factory };
   if (await files.restoring) {
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
     const memory = await files.memory;
-    const early = memory ? { _loadSnapshot: memory, fsInit: () => bytes.then(() => {}, () => {}) } : null;
+    const fsInit = () => bytes.then((b) => module.fit(b.length), () => {});
     try {
-      const py = await loadPyodide({ ...OPTIONS, ...(early ?? { _loadSnapshot: bytes }) });
+      const py = await loadPyodide({ ...options, _loadSnapshot: memory ?? bytes, fsInit });
       return { py: forgetSnapshot(py), restored: true };
     } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
   }
-  return { py: await loadPyodide(OPTIONS), restored: false };
+  return { py: await loadPyodide(options), restored: false };
+}
+
+/**
+ * Pyodide's module factory, wrapped to keep the module it builds (the Emscripten `Module`, its settings object),
+ * and `fit(bytes)`: grow that module's memory to hold a snapshot of `bytes` (see startPython).
+ */
+function withModule(factory) {
+  let module = null;
+  return {
+    factory: (settings) => {
+      module = settings;
+      return factory(settings);
+    },
+    fit(bytes) {
+      if (module && module.HEAPU8 && module.HEAPU8.length < bytes) module._emscripten_resize_heap?.(bytes);
+    },
+  };
 }
 
 /**
  * Pyodide keeps the options it was loaded with for as long as it runs (its API's `config`), and with them the
- * snapshot's bytes, 25 MB it needs no more once restored (in Python's memory now): let them go. Internal to
+ * snapshot's bytes, 30 MB it needs no more once restored (in Python's memory now): let them go. Internal to
  * Pyodide, so guarded; if the options are not there, nothing is lost but the memory.
  */
 function forgetSnapshot(py) {
