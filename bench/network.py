@@ -35,7 +35,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench.run import ARGS, LESSON, READY, STAGE_WATCH, reference
+from bench.run import ARGS, GRADE, LESSON, READY, STAGE_WATCH, reference
 from tools.serve import Handler, start_in_thread
 
 REPO = Path(__file__).resolve().parent.parent
@@ -193,7 +193,7 @@ def _ready_ms(page, bare: bool) -> float:
             raise RuntimeError(f"the bare page failed: {page.inner_text('#log')}")
         return marks["pytest"]
     page.wait_for_function(READY, timeout=600_000)
-    return page.evaluate("window.benchStages.pytest")
+    return page.evaluate(GRADE)
 
 
 def _sum(entries: list[Sent]) -> int:

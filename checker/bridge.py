@@ -13,20 +13,27 @@ import json
 import os
 import site
 
-from . import diagnosis, figures, integrity, judge
+from . import console, diagnosis, figures, integrity, judge
 
 WORKDIR = "/tmp/tl"  # where checks and runs write their files, in Pyodide's in-memory file system
+# What the last Run left for the console (checker/console.py), and the page's number for that Run: a console
+# request names the Run it follows, and one that follows another (or none: a new worker, a Check) starts afresh.
+_last = {"session": None, "run": 0}
 
 
-def run(code: str, filename: str, files_json: str, write, _run=judge.run, _dumps=json.dumps,
-        _loads=json.loads, _collecting=figures.collecting) -> str:
+def run(code: str, filename: str, files_json: str, write, run_id: int = 0, _session=console.Session,
+        _run=console.run, _dumps=json.dumps, _loads=json.loads, _collecting=figures.collecting,
+        _last=_last) -> str:
     """The Run button: `judge.run` with its output streamed to `write` (a JavaScript function); a RunResult,
-    with `figures` (checker/figures.py: the images and notes of what it drew, in order) when it drew any."""
+    with `figures` (checker/figures.py: the images and notes of what it drew, in order) when it drew any. Its
+    namespace is kept for the console, under `run_id`."""
     result = None
     drawn = None
     try:
+        session = _session(code, filename, _loads(files_json))
+        _last.update(session=session, run=run_id)
         with _collecting() as drawn:
-            result = _run(code, filename, files=_loads(files_json), workdir=WORKDIR, on_write=write)
+            result = _run(session, WORKDIR, write)
     except KeyboardInterrupt:  # Stop outside the learner's code: setting up, or drawing the figures left open
         result = {**(result or {"stdout": "", "traceback": ""}), "status": "timeout"}
     try:
@@ -38,13 +45,44 @@ def run(code: str, filename: str, files_json: str, write, _run=judge.run, _dumps
         return _dumps({**result, "status": "timeout"})
 
 
+def explore(payload_json: str, write, on_steps, _last=_last, _session=console.Session,
+            _evaluate=console.evaluate, _trace=console.trace_call, _dumps=json.dumps, _loads=json.loads,
+            _collecting=figures.collecting) -> str:
+    """A console input (`kind` "eval") or a traced call (`kind` "trace") in the namespace of the Run the request
+    names (`run`): a RunResult, with `fresh` when that namespace is gone (a Check, a Reset or a new worker since)
+    and the input ran in an empty one; a trace adds `steps` and `cut` (checker/trace.py), also streamed to
+    `on_steps` (a JavaScript function) as they are recorded."""
+    p = _loads(payload_json)
+    fresh = _last["session"] is None or _last["run"] != p.get("run")
+    if fresh:
+        _last.update(session=_session("", p.get("filename") or "main.py", p.get("files") or {}), run=p.get("run"))
+    session = _last["session"]
+    drawn = None
+    try:
+        with _collecting() as drawn:
+            if p["kind"] == "trace":
+                result = _trace(session, p["code"], WORKDIR, on_steps=lambda steps: on_steps(_dumps(steps)),
+                                on_write=write)
+            else:
+                result = _evaluate(session, p["code"], WORKDIR, on_write=write)
+    except KeyboardInterrupt:
+        result = {"status": "timeout", "stdout": "", "traceback": ""}
+    items = drawn.result() if drawn is not None else []
+    if items:
+        result["figures"] = items
+    if fresh:
+        result["fresh"] = True
+    return _dumps(result)
+
+
 def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
-          _close=figures.close_all, _diagnose=diagnosis.diagnose) -> str:
+          _close=figures.close_all, _diagnose=diagnosis.diagnose, _last=_last) -> str:
     """The Check button: `judge.check` on a check request's tests, files, learner and names (and the build's
     assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult, with the known
     mistakes its failure looks like as `diagnosis` when the request carries the exercise's `mistakes`
     (checker/diagnosis.py). Nothing is drawn (checker/figures.py); figures the learner's module opened are
     closed after."""
+    _last.update(session=None, run=0)  # a Check's imports replace the Run's: the console starts afresh
     try:
         p = _loads(payload_json)
         result = _check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],

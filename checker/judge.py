@@ -469,12 +469,16 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
 
 # ---- run: the Run button ------------------------------------------------------------------------------------------
 
-def _execute(code: str, filename: str, names: Mapping[str, str], out: CappedStream) -> dict:
-    """Execute `code` as a script; its status and traceback."""
+def _execute(code: str, filename: str, names: Mapping[str, str], out: CappedStream,
+             namespace: dict | None = None) -> dict:
+    """Execute `code` as a script, in `namespace` when given (the console keeps it: checker/console.py); its
+    status and traceback."""
     try:
         # Register the source so tracebacks can quote the learner's lines, as they would for a file on disk.
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-        exec(compile(code, filename, "exec", dont_inherit=True), {"__name__": "__main__", "__file__": filename})
+        scope = namespace if namespace is not None else {}
+        scope.update({"__name__": "__main__", "__file__": filename})
+        exec(compile(code, filename, "exec", dont_inherit=True), scope)
     except (KeyboardInterrupt, TestTimeout):
         return {"status": "timeout", "traceback": ""}
     except SystemExit as exc:
@@ -487,13 +491,14 @@ def _execute(code: str, filename: str, names: Mapping[str, str], out: CappedStre
 
 
 def run(code: str, filename: str, *, files: Mapping[str, str] | None = None, workdir: str | None = None,
-        on_write: Callable[[str], None] | None = None) -> dict:
+        on_write: Callable[[str], None] | None = None, namespace: dict | None = None) -> dict:
     """Execute learner code as a script (the Run button), capturing output with a cap.
 
     `files` (path under the import root -> source) are importable while the code runs: the dependencies a
     module's code imports (M07.6 imports M07.1's sampling module). Returns
     {"status": "ok" | "error" | "timeout", "stdout": str, "traceback": str}; KeyboardInterrupt (the browser's
-    Stop and time limit) is reported as "timeout".
+    Stop and time limit) is reported as "timeout". `namespace`: the dict the code runs in, kept by the caller
+    (checker/console.py), else a fresh one.
     """
     out = CappedStream(on_write=on_write)
     files = dict(files or {})
@@ -502,7 +507,7 @@ def run(code: str, filename: str, *, files: Mapping[str, str] | None = None, wor
     try:
         write_tree(root, files)
         with isolated(out, root, top_modules(files), (root,)):
-            result = _execute(code, filename, names, out)
+            result = _execute(code, filename, names, out, namespace)
     except (KeyboardInterrupt, TestTimeout):
         result = {"status": "timeout", "traceback": ""}
     except BaseException as exc:  # noqa: BLE001 - the files could not be written: still a result

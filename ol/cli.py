@@ -341,6 +341,44 @@ def cmd_check(args: argparse.Namespace) -> int:
     return report(ex, exercises, outcome.result, folder, data, args.ref_deps)
 
 
+def cmd_trace(args: argparse.Namespace) -> int:
+    """One call of your function, line by line: the site's Trace, as text."""
+    from checker import trace
+
+    from . import tracerun
+    exercises = load_exercises()
+    ex = lookup(args.id, exercises)
+    folder = workspace(args)
+    code = read_learner(ex, folder).decode("utf-8")
+    deps = manifest.dependency_order(ex, by_id(exercises))
+    if not args.ref_deps:
+        gate = missing_dependency(ex, exercises, folder, progress(folder))
+        if gate:
+            raise OlError(gate, FAILED)
+    files = {d.import_path: (d.reference if args.ref_deps else folder / d.learner_path).read_text(encoding="utf-8")
+             for d in deps}
+    result = tracerun.trace_in_child({"code": code, "filename": ex.import_path, "files": files, "expr": args.expr,
+                                      "time_limit": ex.time_limit})
+    if "crash" in result:
+        say(f"{ex.id}: the trace process {result['crash']}; no steps to show.")
+        return FAILED
+    if not result.get("ran"):
+        say(f"{ex.id}: your file did not run, so there is nothing to trace:")
+        print(result["traceback"].rstrip() or result["status"])
+        return FAILED
+    print(trace.as_text(result["steps"], code.splitlines()) or "(no line of your file ran in this call)")
+    if result["cut"]:
+        say(f"cut at {len(result['steps'])} steps: the trace's cap stopped the call.")
+    if result["status"] == "timeout":
+        say(f"stopped by the time limit ({ex.time_limit:g} s) after {len(result['steps'])} steps.")
+    if result["stdout"]:
+        print("\nResult and output:\n" + result["stdout"].rstrip())
+    if result["status"] == "error":
+        print(result["traceback"].rstrip())
+        return FAILED
+    return 0 if result["status"] == "ok" and not result["cut"] else FAILED
+
+
 def report(ex: Exercise, exercises: dict[str, Exercise], result: dict, folder: Path, data: bytes,
            ref_deps: bool) -> int:
     """Print the judge's verdict; record a pass. Returns the exit code."""
@@ -745,6 +783,15 @@ def build_parser() -> argparse.ArgumentParser:
                 "An exercise that builds on others (requires) uses your passed files of those, or with\n"
                 "--ref-deps the reference implementations.", cmd_check)
     p.add_argument("id", help="exercise id, e.g. M07.6")
+    p.add_argument("--ref-deps", action="store_true",
+                   help="use the reference implementations of every exercise this one builds on")
+    p = command("trace", "one call of your function, step by step",
+                "Run your file as the site's Run does, then call EXPR (e.g. \"residual_distribution([0.5, 0.5],\n"
+                "[0.25, 0.75])\") and print each line of your file it runs, with the call stack and the\n"
+                "variables (numpy arrays with shape and dtype; * marks those that changed). Capped at 1000 steps;\n"
+                "the exercise's time limit stops it, keeping the steps so far.", cmd_trace)
+    p.add_argument("id", help="exercise id, e.g. M07.6")
+    p.add_argument("expr", help="the call to trace, in quotes")
     p.add_argument("--ref-deps", action="store_true",
                    help="use the reference implementations of every exercise this one builds on")
     p = command("diff", "after a pass: your code against the reference",

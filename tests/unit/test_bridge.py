@@ -2,6 +2,7 @@
 through untouched, and the judge's functions bound when the module is imported (before any learner code)."""
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
@@ -63,7 +64,30 @@ def test_the_entry_points_use_the_functions_bound_at_import(monkeypatch):
     monkeypatch.setattr(json, "dumps", lambda *a, **kw: '"forged"')
     assert bridge.check.__defaults__[0] is not judge.check
     assert bridge.check.__defaults__[1] is not json.dumps
-    assert bridge.run.__defaults__[0].__module__ == "checker.judge"
+    bound = {name: p.default for fn in (bridge.run, bridge.explore) for name, p in
+             inspect.signature(fn).parameters.items()}
+    assert bound["_run"].__module__ == "checker.console" and bound["_evaluate"].__module__ == "checker.console"
+    assert bound["_trace"].__module__ == "checker.console" and bound["_dumps"] is not json.dumps
+
+
+def test_the_console_follows_the_run_it_names_and_starts_afresh_after_a_check(monkeypatch, tmp_path):
+    monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path))
+    monkeypatch.setitem(bridge._last, "session", None)
+    out: list[str] = []
+    steps: list[str] = []
+    assert json.loads(bridge.run("x = 41\ndef f(n):\n    y = n + 1\n    return y\n", "main.py", "{}", out.append,
+                                 7))["status"] == "ok"
+    ask = lambda kind, code, run=7: json.loads(bridge.explore(json.dumps({"kind": kind, "code": code, "run": run}),
+                                                                 out.append, steps.append))
+    assert ask("eval", "x + 1") == {"status": "ok", "stdout": "42\n", "traceback": ""}
+    assert ask("eval", "for i in range(2):")["status"] == "incomplete"
+    traced = ask("trace", "f(1)")
+    assert [s["line"] for s in traced["steps"]] == [3, 4] and traced["steps"][1]["changed"] == ["y"]
+    assert traced["stdout"] == "2\n" and not traced["cut"]
+    assert ask("eval", "x", run=8)["fresh"] is True, "another Run's number: a fresh namespace, and it says so"
+    bridge.run("x = 1", "main.py", "{}", out.append, 9)
+    json.loads(bridge.check(json.dumps({"tests": {}, "files": {}, "learner": "m.py", "names": []})))
+    assert ask("eval", "1", run=9).get("fresh") is True, "a Check since the Run: afresh"
 
 
 def test_the_ready_steps_take_the_tamper_baseline(monkeypatch):

@@ -556,3 +556,30 @@ def test_hints_then_the_reference_after_attempts_recorded_and_carried_by_export(
     assert ol(help_root, other, "import", str(tmp_path / "out.json")).returncode == 0
     assert json.loads((other / ".ol" / "progress.json").read_text(encoding="utf-8"))["help"]["T1.1"] == \
         record["help"]["T1.1"], "an import merges the help taken"
+
+
+# ---- trace ---------------------------------------------------------------------------------------------------------
+
+def test_trace_prints_each_line_with_its_variables_and_stops_an_endless_call(lesson_root, tmp_path):
+    assert ol(lesson_root, tmp_path, "start", "T1.2").returncode == 0
+    starter = ol(lesson_root, tmp_path, "trace", "T1.2", "normalise([1, 3])")
+    assert starter.returncode == 0 and "array([1., 3.])" in starter.stdout, "the starter's (wrong) result"
+    (tmp_path / LESSON_FILE).write_text("def normalise(p):\n    raise NotImplementedError\n", encoding="utf-8")
+    raised = ol(lesson_root, tmp_path, "trace", "T1.2", "normalise([1, 3])")
+    assert raised.returncode == 1 and "raised here: NotImplementedError" in raised.stdout
+    assert 'File "fixture/lessons/stats.py", line 2, in normalise' in raised.stdout, "the learner's line"
+    reference = (lesson_root / "t1-2" / "reference.py").read_text(encoding="utf-8")
+    (tmp_path / LESSON_FILE).write_text(reference, encoding="utf-8")
+    traced = ol(lesson_root, tmp_path, "trace", "T1.2", "normalise([1, 3])")
+    assert traced.returncode == 0, traced.stdout + traced.stderr
+    lines = traced.stdout.splitlines()
+    assert lines[0] == "step 1  line 7  (normalise)  p = np.asarray(p, dtype=float)"
+    assert "   * p = [1, 3]" in lines
+    assert "   * p = [1. 3.]  shape (2,) float64" in lines, "the array, and that it changed"
+    assert "array([0.25, 0.75])" in traced.stdout
+    (tmp_path / LESSON_FILE).write_text(reference + "\n\ndef spin():\n    i = 0\n    while True:\n        i += 1\n",
+                                        encoding="utf-8")
+    spun = ol(lesson_root, tmp_path, "trace", "T1.2", "spin()")
+    assert spun.returncode == 1 and "cut at 1000 steps" in flat(spun.stderr + spun.stdout)
+    assert spun.stdout.count("step ") >= 1000, "the steps before the cap are printed"
+    no_traceback_from_ol(spun)

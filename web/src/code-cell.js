@@ -26,10 +26,13 @@ import { createDiffView } from "./cell/diff-view.js";
 import { createHelp } from "./cell/help.js";
 import { createHelpView } from "./cell/help-view.js";
 import { verifyImported } from "./cell/verify.js";
+import { createConsoleView } from "./cell/console-view.js";
 
 export { summarise } from "./cell/summary.js";
 
 const WARM_UP_DELAY_MS = 300;
+/** Runs on this page, numbered: the worker keeps the last Run's namespace for the console under that number. */
+let runsOnPage = 0;
 
 /**
  * The page's editors: a textarea first, CodeMirror (a chunk of its own) once Python has settled or the learner
@@ -78,7 +81,7 @@ export function mountCell(root, ctx) {
       loadReference: () => env.loadBundle(cell.slug).then((b) => b.reference),
     });
   }
-  const views = createViews(cell, model, autosave, commands, ctx.createEditor || pageEditor(env.python));
+  const views = createViews(cell, model, autosave, commands, ctx.createEditor || pageEditor(env.python), env, settings);
   commands.editor = views.editor.editor;
   root.querySelector(":scope > .tl-fallback")?.remove();
   root.append(...views.all.map((v) => v.dom));
@@ -129,7 +132,7 @@ function renderRoot(root, state) {
   root.dataset.python = shownStage(state.python);
 }
 
-function createViews(cell, model, autosave, commands, createEditor) {
+function createViews(cell, model, autosave, commands, createEditor, env, settings) {
   const exercise = cell.kind === "exercise";
   const editor = createEditorView({
     createEditor, code: model.state.code, label: cell.label,
@@ -152,6 +155,11 @@ function createViews(cell, model, autosave, commands, createEditor) {
     ...(exercise ? [createHelpView({ hintNodes: cell.hintNodes, revealAfter: cell.revealAfter,
       commands: commands.help })] : []),
     createDiffView(),
+    createConsoleView({
+      slug: cell.slug, store: env.store, python: env.python, filename: cell.filename,
+      timeLimit: () => settings.timeLimit, runNumber: () => commands.runNumber, files: commands.runFiles,
+      highlight: (line) => editor.editor.highlightLine?.(line), stop: () => env.python.stop(),
+    }),
   ];
   return { editor, all };
 }
@@ -160,7 +168,7 @@ function createViews(cell, model, autosave, commands, createEditor) {
 function createCommands(cell, env, model, autosave, settings) {
   const { store, python } = env;
   const dispatch = (action) => model.dispatch(action);
-  const commands = { editor: null };
+  const commands = { editor: null, runNumber: 0 };
 
   /** The code as the editor has it now (automation may have set it a moment ago). */
   const current = () => {
@@ -203,6 +211,10 @@ function createCommands(cell, env, model, autosave, settings) {
     return files;
   }
 
+  /** What a Run of this cell can import: its dependencies' files, or the files of the exercise an example uses. */
+  commands.runFiles = async () => (cell.uses ? usedFiles().catch(() => ({}))
+    : cell.requires.length ? (await dependencies().catch(() => ({ files: {} }))).files : {});
+
   commands.showDependencies = () => dependencies().then((gate) => dispatch(actions.deps(gate))).catch(() => {});
 
   commands.run = async () => {
@@ -210,9 +222,9 @@ function createCommands(cell, env, model, autosave, settings) {
     const code = current();
     autosave.save(code);
     dispatch(actions.started("run"));
-    const files = cell.uses ? await usedFiles().catch(() => ({}))
-      : cell.requires.length ? (await dependencies().catch(() => ({ files: {} }))).files : {};
-    const result = await python.request("run", { code, filename: cell.filename, files }, {
+    const files = await commands.runFiles();
+    commands.runNumber = ++runsOnPage;
+    const result = await python.request("run", { code, filename: cell.filename, files, run: commands.runNumber }, {
       timeLimit: settings.timeLimit, onStdout: (text) => dispatch(actions.stdout(text)),
       onProgress: (text) => dispatch(actions.progress(text)),
     });
@@ -264,6 +276,7 @@ function createCommands(cell, env, model, autosave, settings) {
 
   commands.stop = () => python.stop();
   commands.reset = () => {
+    commands.runNumber = 0; // the console starts afresh: Reset put the starter back
     dispatch(actions.reset());
     autosave.save(model.state.code);
   };

@@ -5,8 +5,8 @@
  * Tab's meaning with Ctrl-M (Shift-Alt-M on macOS); the page documents both next to every editor.
  */
 import { basicSetup } from "codemirror";
-import { EditorView, keymap } from "@codemirror/view";
-import { Compartment, EditorState } from "@codemirror/state";
+import { Decoration, EditorView, keymap } from "@codemirror/view";
+import { Compartment, EditorState, StateEffect, StateField } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { syntaxHighlighting } from "@codemirror/language";
@@ -20,6 +20,24 @@ import { classHighlighter } from "@lezer/highlight";
  */
 /** A screen this narrow (a phone) wraps long lines instead of scrolling them sideways. */
 export const NARROW = "(max-width: 40em)";
+
+/** The line a trace is at (trace-view.js), marked with the class tl-trace-line; null: none. */
+const markLine = StateEffect.define();
+const traceLine = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    let next = marks.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (!effect.is(markLine)) continue;
+      const n = effect.value;
+      next = n && n <= tr.state.doc.lines
+        ? Decoration.set([Decoration.line({ class: "tl-trace-line" }).range(tr.state.doc.line(n).from)])
+        : Decoration.none;
+    }
+    return next;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
 
 export function createEditor({ parent, doc, label, onChange, onPrimary, onSecondary, selection }) {
   const wrapping = new Compartment();
@@ -41,6 +59,7 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
         wrapping.of(wrapIf(narrow?.matches)),
         python(),
         syntaxHighlighting(classHighlighter), // token classes, coloured by tl.css for light and dark palettes
+        traceLine,
         // An explicit tabindex: the editable area is what makes the editor's scrolling box keyboard-reachable,
         // and accessibility checkers (axe-core) only count it as focusable with one.
         EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
@@ -61,6 +80,11 @@ export function createEditor({ parent, doc, label, onChange, onPrimary, onSecond
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code }, userEvent: "input.reset" });
     },
     focus: () => view.focus(),
+    /** Mark line `n` (1-based) as the one a trace is at, scrolled into view; null removes the mark. */
+    highlightLine(n) {
+      const line = n && n <= view.state.doc.lines ? view.state.doc.line(n) : null;
+      view.dispatch({ effects: [markLine.of(line ? n : null), ...(line ? [EditorView.scrollIntoView(line.from, { y: "nearest" })] : [])] });
+    },
     /** Remove the editor and its listeners. */
     destroy: () => {
       narrow?.removeEventListener?.("change", onWidth);

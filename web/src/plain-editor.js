@@ -81,6 +81,15 @@ function createPlainEditor({ parent, doc, label, onChange, onPrimary, onSecondar
       onChange(code);
     },
     focus: () => (real ? real.focus() : area.focus()),
+    /** Mark line `n` as a trace's (CodeMirror's decoration, or the plain editor's selection); null: none. */
+    highlightLine(n) {
+      if (real) return real.highlightLine?.(n);
+      const lines = area.value.split("\n");
+      if (!n || n > lines.length) return undefined;
+      const from = lines.slice(0, n - 1).reduce((at, line) => at + line.length + 1, 0);
+      area.setSelectionRange(from, from + lines[n - 1].length);
+      return undefined;
+    },
     destroy() {
       destroyed = true;
       settle(false);

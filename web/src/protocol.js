@@ -12,8 +12,16 @@
  *   On the worker's own channel; every later message uses `port`. The worker starts loading Python as soon as it
  *   exists, finding Pyodide, the snapshot, the wheels and checker.zip relative to its own URL; replies wait for
  *   init. `interrupt`: one byte, set to 2 (SIGINT) by Stop when the page is cross-origin isolated.
- * @typedef {{type: "run", id: number, code: string, filename: string, files?: Files}} RunRequest
- *   Run `code` as a script named `filename`; `files` (dependency sources) are importable meanwhile.
+ * @typedef {{type: "run", id: number, code: string, filename: string, files?: Files, run?: number}} RunRequest
+ *   Run `code` as a script named `filename`; `files` (dependency sources) are importable meanwhile. `run`: the
+ *   page's number for this Run, which console requests name; the worker keeps the namespace it leaves.
+ * @typedef {{type: "explore", id: number, kind: "eval"|"trace", code: string, run: number, filename: string,
+ *   files?: Files}} ExploreRequest
+ *   The console under a cell (checker/console.py): `code` typed after the Run numbered `run`, evaluated in the
+ *   namespace it left ("eval": an expression shows its repr, a statement runs; an input that is not complete
+ *   yet gets the status "incomplete"), or one call traced line by line ("trace"). When that namespace is gone (a
+ *   Check, a Reset or a new worker since), the input runs in an empty one named `filename`, with `files`
+ *   importable, and the result says `fresh`.
  * @typedef {{type: "check", id: number, tests: Files, files: Files, learner: string, names: string[],
  *   rewritten?: Rewritten, mistakes?: Mistake[]}} CheckRequest
  *   Run the hidden suite `tests` against `files`; `learner` is the key of `files` that holds the learner's own
@@ -51,6 +59,8 @@
  *   The request left the queue and Python began executing it.
  * @typedef {{type: "stdout", id: number, text: string}} StdoutReply
  *   Streamed output of a run, in batches (already capped by the judge).
+ * @typedef {{type: "steps", id: number, steps: Step[]}} StepsReply
+ *   A trace's steps as they are recorded, in batches, so that a Stop that replaces the worker keeps them.
  * @typedef {{type: "progress", id: number, text: string}} ProgressReply
  *   Before a request starts: the worker is loading an optional package its code imports (matplotlib), `text`
  *   says what ("Loading matplotlib (9.8 MB, once)…"); "" once loaded, as the request is about to start.
@@ -59,7 +69,8 @@
  *   The request could not be handled (unknown type, bad payload); `id` is absent when the request had none.
  * @typedef {{type: "fatal", message: string}} FatalReply
  *   The interpreter cannot go on; the client replaces the worker and fails its requests plainly.
- * @typedef {StatusReply|LoadingReply|StartedReply|StdoutReply|ProgressReply|ResultReply|ErrorReply|FatalReply} Reply
+ * @typedef {StatusReply|LoadingReply|StartedReply|StdoutReply|StepsReply|ProgressReply|ResultReply|ErrorReply
+ *   |FatalReply} Reply
  *
  * ## Results
  * @typedef {"python"|"numpy"|"pytest"} Stage  each one ready: the interpreter; numpy (Run works); pytest (Check works)
@@ -83,6 +94,15 @@
  *   error and the client replaces the worker (retrying once, on a clean one, for "before"). `durations`: ms each
  *   test's body ran, for authors and the benchmark. `diagnosis`: the known mistakes the failure looks like (only
  *   on a failed check that reached its tests, when the request carried `mistakes`), best match first.
+ * @typedef {RunResult & {status: "ok"|"error"|"timeout"|"incomplete", fresh?: boolean, steps?: Step[],
+ *   cut?: boolean}} ExploreResult
+ *   A console input's result: `fresh`, it ran in an empty namespace (see ExploreRequest); a trace's `steps`
+ *   (all of them, as streamed) and `cut`, when the cap stopped the call (checker/trace.py MAX_STEPS, MAX_BYTES).
+ * @typedef {{line: number, stack: {function: string, line: number}[], vars: Record<string, Value>,
+ *   changed: string[], raised?: string}} Step
+ *   checker/trace.py: the line about to run in the learner's file, the learner's frames (outermost first), the
+ *   innermost frame's variables, those that changed since its previous step, and the exception raised there.
+ * @typedef {{type: string, text: string, shape?: number[], dtype?: string}} Value  a variable as a learner reads it
  * @typedef {{pitfall: string, number: number|null, mutants: string[], also: string[]}} Diagnosis
  *   checker/diagnosis.py `diagnose`: a pitfall's text (`also`: other texts of the same numbered pitfall), the
  *   page's pitfall number or null, and the mutants that fail exactly like the learner's code.
@@ -95,8 +115,10 @@
  *   itself (Stop before start, a lost worker, a malformed reply) has status "stopped", "timeout" or "error".
  */
 
-export const REQUESTS = Object.freeze(["init", "run", "check", "cancel", "ping"]);
-export const REPLIES = Object.freeze(["status", "loading", "started", "stdout", "progress", "result", "error", "fatal"]);
+export const REQUESTS = Object.freeze(["init", "run", "check", "explore", "cancel", "ping"]);
+export const REPLIES = Object.freeze(["status", "loading", "started", "stdout", "steps", "progress", "result", "error",
+  "fatal"]);
+export const EXPLORE_KINDS = Object.freeze(["eval", "trace"]);
 export const FIGURE_KINDS = Object.freeze(["image", "note"]);
 export const FIGURE_MIMES = Object.freeze(["image/png"]);
 /** The start-up stages, in the order they are reached. */
@@ -104,8 +126,9 @@ export const STAGES = Object.freeze(["python", "numpy", "pytest"]);
 /** Each stage by name, so code says `STAGE.pytest` rather than a string that may drift. */
 export const STAGE = Object.freeze(Object.fromEntries(STAGES.map((s) => [s, s])));
 /** The stage each request needs before it can start. */
-export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.pytest });
+export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.pytest, explore: STAGE.numpy });
 export const RUN_STATUSES = Object.freeze(["ok", "error", "timeout", "stopped"]);
+export const EXPLORE_STATUSES = Object.freeze([...RUN_STATUSES, "incomplete"]);
 export const CHECK_STATUSES = Object.freeze(["passed", "failed", "error", "timeout", "stopped"]);
 export const OUTCOMES = Object.freeze(["passed", "failed", "error"]);
 export const PHASES = Object.freeze(["import", "collect", "tests", "tampered", "timeout"]);
@@ -150,6 +173,8 @@ export function requestProblem(msg) {
   if (msg.type === "run" && msg.files !== undefined && !stringsOf(msg.files)) {
     return "run's files must map paths to sources";
   }
+  if (msg.type === "run" && msg.run !== undefined && !isId(msg.run)) return "run's run must be an integer >= 0";
+  if (msg.type === "explore") return exploreProblem(msg);
   if (msg.type === "check" && (typeof msg.learner !== "string" || !isMap(msg.files) || !isMap(msg.tests)
       || !Array.isArray(msg.names))) {
     return "check needs learner, files, tests and names";
@@ -168,10 +193,19 @@ export function requestProblem(msg) {
   return "";
 }
 
+function exploreProblem(msg) {
+  if (!EXPLORE_KINDS.includes(msg.kind)) return `explore's kind must be one of ${EXPLORE_KINDS.join(", ")}`;
+  if (typeof msg.code !== "string" || typeof msg.filename !== "string" || !isId(msg.run)) {
+    return "explore needs string code and filename and an integer run";
+  }
+  if (msg.files !== undefined && !stringsOf(msg.files)) return "explore's files must map paths to sources";
+  return "";
+}
+
 /**
  * Check the shape of a reply; returns an error message or "" when it is well formed.
  * @param {any} msg
- * @param {"run"|"check"|"ping"} [requestType]  the type of the request a result answers, when known
+ * @param {"run"|"check"|"explore"|"ping"} [requestType]  the type of the request a result answers, when known
  */
 export function replyProblem(msg, requestType) {
   if (!isMap(msg)) return "a reply must be an object";
@@ -197,6 +231,7 @@ export function replyProblem(msg, requestType) {
   }
   if (!isId(msg.id)) return `${msg.type} needs the id of its request`;
   if ((msg.type === "stdout" || msg.type === "progress") && typeof msg.text !== "string") return `${msg.type} needs text`;
+  if (msg.type === "steps" && !(Array.isArray(msg.steps) && msg.steps.every(stepFits))) return "steps needs a list of steps";
   if (msg.type === "result") return resultProblem(msg.result, requestType);
   return "";
 }
@@ -211,8 +246,8 @@ export function resultProblem(result, requestType) {
   if (typeof result.stdout !== "string" || typeof result.traceback !== "string") {
     return "a result needs stdout and traceback";
   }
-  const statuses = requestType === "check" ? CHECK_STATUSES : requestType ? RUN_STATUSES
-    : [...new Set([...RUN_STATUSES, ...CHECK_STATUSES])];
+  const statuses = requestType === "check" ? CHECK_STATUSES : requestType === "explore" ? EXPLORE_STATUSES
+    : requestType ? RUN_STATUSES : [...new Set([...EXPLORE_STATUSES, ...CHECK_STATUSES])];
   if (!statuses.includes(result.status)) return `unknown result status ${JSON.stringify(result.status)}`;
   if (requestType === "check" || result.tests !== undefined) {
     if (!Array.isArray(result.tests)) return "a check result needs tests";
@@ -238,12 +273,26 @@ export function resultProblem(result, requestType) {
   if (result.diagnosis !== undefined && !(Array.isArray(result.diagnosis) && result.diagnosis.every(diagnosisFits))) {
     return "diagnosis must be a list of {pitfall, number, mutants}";
   }
+  if (result.steps !== undefined && !(Array.isArray(result.steps) && result.steps.every(stepFits))) {
+    return "steps must be a list of steps";
+  }
+  if (result.cut !== undefined && typeof result.cut !== "boolean") return "cut must be true or false";
+  if (result.fresh !== undefined && typeof result.fresh !== "boolean") return "fresh must be true or false";
   if (result.durations !== undefined && !(isMap(result.durations)
       && Object.values(result.durations).every((ms) => typeof ms === "number"))) {
     return "durations must map test names to ms";
   }
   return "";
 }
+
+const valueFits = (v) => isMap(v) && typeof v.type === "string" && typeof v.text === "string"
+  && (v.shape === undefined || (Array.isArray(v.shape) && v.shape.every(isId)))
+  && (v.dtype === undefined || typeof v.dtype === "string");
+/** Whether `step` is one step of a trace (Step). */
+export const stepFits = (step) => isMap(step) && Number.isInteger(step.line) && step.line > 0
+  && Array.isArray(step.stack) && step.stack.every((f) => isMap(f) && typeof f.function === "string")
+  && isMap(step.vars) && Object.values(step.vars).every(valueFits) && strings(step.changed)
+  && (step.raised === undefined || typeof step.raised === "string");
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -360,8 +360,8 @@ async function requestFiles() {
 }
 
 /**
- * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, numpyReady: any, judgeReady: any,
- *   imports: any, plotsReady: any}, sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
+ * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, explore: any, numpyReady: any,
+ *   judgeReady: any, imports: any, plotsReady: any}, sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
  *   list: import("./build-outputs.js").WheelsList, optional: Record<string, Promise<void>>}} Session
  *   The interpreter and the judge's entry points (checker/bridge.py), as later stages and requests use them;
  *   `optional`: each optional package (matplotlib) being loaded or loaded, by name.
@@ -442,8 +442,8 @@ async function installJudge({ py, restored }, files) {
   py.unpackArchive(await files.judgeZip, "zip", { extractDir: RUNTIME.judgeDir });
   py.pyimport("sys").path.insert(0, RUNTIME.judgeDir);
   const entry = py.pyimport("checker.bridge");
-  const bridge = { run: entry.run, check: entry.check, numpyReady: entry.numpy_ready, judgeReady: entry.judge_ready,
-    imports: entry.imports, plotsReady: entry.plots_ready };
+  const bridge = { run: entry.run, check: entry.check, explore: entry.explore, numpyReady: entry.numpy_ready,
+    judgeReady: entry.judge_ready, imports: entry.imports, plotsReady: entry.plots_ready };
   const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [],
     list: files.list, optional: {} };
   try {

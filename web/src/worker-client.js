@@ -146,6 +146,9 @@ export class PythonWorker {
     } else if (msg.type === "stdout") {
       mine.stdout += msg.text;
       mine.onStdout(msg.text);
+    } else if (msg.type === "steps") {
+      mine.steps.push(...msg.steps);
+      mine.onSteps(msg.steps);
     } else if (msg.type === "progress") {
       mine.onProgress(msg.text);
     } else if (msg.type === "result") {
@@ -207,7 +210,9 @@ export class PythonWorker {
     for (const req of mine) {
       const status = req.halted || "error";
       const note = req.halted ? "" : `${message}\nYour code is safe in the editor; Python has been restarted.`;
-      this.#finish(req, { status, tests: [], stdout: req.stdout, traceback: note, restarted: true });
+      // A trace's steps so far are kept: they were streamed before the worker was lost or replaced for a Stop.
+      const steps = req.steps.length ? { steps: req.steps } : {};
+      this.#finish(req, { status, tests: [], stdout: req.stdout, traceback: note, restarted: true, ...steps });
     }
     if (!slot.stage && !mine.some((r) => r.halted)) {
       // It never started (missing files, no WebAssembly): say so and wait for the learner to try again.
@@ -240,26 +245,28 @@ export class PythonWorker {
 
   /**
    * Send a request; resolves with its result (never rejects).
-   * @param {"run"|"check"|"ping"} type
+   * @param {"run"|"check"|"explore"|"ping"} type
    * @param {object} payload  the request's fields besides type and id (protocol.js)
    * @param {{timeLimit?: number, onStdout?: (text: string) => void, onProgress?: (text: string) => void,
-   *   background?: boolean}} options
+   *   onSteps?: (steps: object[]) => void, background?: boolean}} options
    *   timeLimit: seconds from "started" (0: none); onProgress: what the worker loads before the request starts
-   *   ("" once it starts); background: work the learner did not ask for; Stop leaves it alone
+   *   ("" once it starts); onSteps: a trace's steps as they are recorded; background: work the learner did not
+   *   ask for; Stop leaves it alone
    * @returns {Promise<object>} the worker's result, with the client's fields (protocol.js ClientFields)
    */
   request(type, payload, options = {}) {
     return this.#send(type, payload, options, false);
   }
 
-  #send(type, payload, { timeLimit = 0, onStdout = () => {}, onProgress = () => {}, background = false }, retried) {
+  #send(type, payload, { timeLimit = 0, onStdout = () => {}, onProgress = () => {}, onSteps = () => {},
+    background = false }, retried) {
     if (this.disposed) return Promise.resolve({ status: "stopped", tests: [], stdout: "", traceback: "", ms: 0 });
     this.start();
     const id = nextId++;
     const slot = this.live;
     return new Promise((resolve) => {
-      const req = { id, type, payload, slot, resolve, onStdout, onProgress, timeLimit, background, retried, stdout: "",
-        done: false, halted: "" };
+      const req = { id, type, payload, slot, resolve, onStdout, onProgress, onSteps, timeLimit, background, retried,
+        stdout: "", steps: [], done: false, halted: "" };
       this.pending.set(id, req);
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
       slot.port.postMessage({ ...payload, type, id });

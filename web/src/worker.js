@@ -42,7 +42,7 @@ const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
  * imports none of them costs what it did before, and nothing of them is fetched until one is imported.
  */
 function wantedPackages(session, msg) {
-  const sources = msg.type === "run" ? [msg.code, ...Object.values(msg.files || {})] : Object.values(msg.files);
+  const sources = msg.type === "check" ? Object.values(msg.files) : [msg.code, ...Object.values(msg.files || {})];
   // Code that does not even mention a package's modules is not parsed: most requests cost no Python call.
   const optional = session.list.optional.filter((p) => !session.optional[p.name]
     && p.imports.some((name) => sources.some((source) => source.includes(name))));
@@ -136,10 +136,15 @@ async function handle(msg) {
   if (interrupt) interrupt[0] = 0;
   post({ type: "started", id: msg.id });
   let result;
+  const write = (text) => post({ type: "stdout", id: msg.id, text });
   if (msg.type === "run") {
-    const write = (text) => post({ type: "stdout", id: msg.id, text });
-    result = invoke(() => bridge.run(msg.code, msg.filename, JSON.stringify(msg.files || {}), write),
+    result = invoke(() => bridge.run(msg.code, msg.filename, JSON.stringify(msg.files || {}), write, msg.run || 0),
       { status: "timeout", stdout: "", traceback: "" });
+  } else if (msg.type === "explore") {
+    const steps = (text) => post({ type: "steps", id: msg.id, steps: parse(text) });
+    result = invoke(() => bridge.explore(JSON.stringify({
+      kind: msg.kind, code: msg.code, run: msg.run, filename: msg.filename, files: msg.files || {},
+    }), write, steps), { status: "timeout", stdout: "", traceback: "" });
   } else {
     result = invoke(() => bridge.check(JSON.stringify({
       tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names, rewritten: msg.rewritten,

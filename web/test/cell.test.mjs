@@ -59,7 +59,7 @@ test("an exercise cell mounts its views in order, with the stable hooks", async 
   assert.equal(root.querySelector(".tl-fallback"), null, "the no-JavaScript fallback goes");
   const order = [...root.children].map((c) => c.className.split(" ")[0]);
   assert.deepEqual(order, ["tl-intro", "tl-data", "tl-cell-head", "tl-conflict", "tl-editor", "tl-toolbar", "tl-deps", "tl-summary",
-    "tl-output", "tl-results", "tl-help", "tl-diff"]);
+    "tl-output", "tl-results", "tl-help", "tl-diff", "tl-console"]);
   assert.deepEqual([...root.querySelectorAll(".tl-toolbar button")].map((b) => b.className),
     ["md-button tl-run", "md-button tl-check md-button--primary", "md-button tl-stop", "md-button tl-reset"]);
   assert.equal(root.dataset.state, "idle");

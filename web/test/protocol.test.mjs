@@ -15,6 +15,7 @@ const GOOD = {
     type: "check", id: 3, tests: { "test_x.py": "def test_a(): pass" }, files: { "tinyllm/x.py": "" },
     learner: "tinyllm/x.py", names: ["test_a"],
   },
+  explore: { type: "explore", id: 5, kind: "eval", code: "f(1)", run: 2, filename: "main.py", files: {} },
   cancel: { type: "cancel", id: 2 },
   ping: { type: "ping", id: 4 },
 };
@@ -22,6 +23,19 @@ const GOOD = {
 test("every request type has a well-formed example", () => {
   assert.deepEqual(Object.keys(GOOD).sort(), [...REQUESTS].sort());
   for (const [type, msg] of Object.entries(GOOD)) assert.equal(requestProblem(msg), "", type);
+});
+
+test("a console request names its kind, its Run and its code; its result may be incomplete, fresh, a trace", () => {
+  assert.equal(requestProblem({ ...GOOD.explore, kind: "trace" }), "");
+  assert.match(requestProblem({ ...GOOD.explore, kind: "debug" }), /explore's kind/);
+  assert.match(requestProblem({ ...GOOD.explore, run: -1 }), /integer run/);
+  assert.match(requestProblem({ ...GOOD.run, run: "1" }), /run's run/);
+  const traced = { status: "ok", stdout: "", traceback: "", steps: REPLY.steps.steps, cut: true, fresh: true };
+  assert.equal(resultProblem(traced, "explore"), "");
+  assert.equal(resultProblem({ status: "incomplete", stdout: "", traceback: "" }, "explore"), "");
+  assert.match(resultProblem({ status: "incomplete", stdout: "", traceback: "" }, "run"), /unknown result status/);
+  assert.match(resultProblem({ ...traced, steps: [{ line: 0, stack: [], vars: {}, changed: [] }] }, "explore"), /steps/);
+  assert.match(replyProblem({ ...REPLY.steps, steps: [{ line: 2 }] }), /steps needs a list of steps/);
 });
 
 test("a message must be an object", () => {
@@ -94,7 +108,7 @@ test("init's interrupt is a SharedArrayBuffer when given", () => {
 
 test("stage names exist once: STAGE by name, NEEDS per request, reached() in order", () => {
   assert.deepEqual(Object.values(STAGE), [...STAGES]);
-  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "pytest" });
+  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "pytest", explore: "numpy" });
   assert.equal(reached("pytest", STAGE.numpy), true);
   assert.equal(reached("numpy", STAGE.numpy), true);
   assert.equal(reached("python", STAGE.numpy), false);
@@ -110,6 +124,8 @@ const REPLY = {
   loading: { type: "loading", received: 3_200_000, total: 14_800_000, ms: 1250 },
   started: { type: "started", id: 3 },
   stdout: { type: "stdout", id: 2, text: "42\n" },
+  steps: { type: "steps", id: 5, steps: [{ line: 3, stack: [{ function: "f", line: 3 }], changed: ["p"],
+    vars: { p: { type: "ndarray", text: "[0.5 0.5]", shape: [2], dtype: "float64" } } }] },
   progress: { type: "progress", id: 2, text: "Loading matplotlib (9.8 MB, once)…" },
   result: { type: "result", id: 3, result: CHECKED },
   error: { type: "error", id: 3, message: "check needs learner, files, tests and names" },
