@@ -145,7 +145,10 @@ endif
 bench-network: build setup-browser ## start-up over emulated networks, plain and compressing server ([RUNS=N])
 	$(PY) -m bench.network $(if $(RUNS),--runs $(RUNS))
 
-.PHONY: bench-course bench-network
+.PHONY: bench-course bench-network bench-versions
+bench-versions: build setup-browser ## an earlier build against this one, side by side (BEFORE=dir of its site/)
+	$(PY) -m bench.versions --before "$(BEFORE)" $(if $(RUNS),--runs $(RUNS))
+
 bench-course: setup bundle ## course-scale benchmark on a generated course of 100 exercises ([COUNT=N]; bench/README.md)
 	$(PY) -m bench.course $(if $(COUNT),--count $(COUNT))
 

@@ -117,6 +117,41 @@ FIRST_PLOT = """async (code) => {
 }"""
 
 
+# The console and the trace (issue 26), in a settled page, straight through the worker client as the console sends
+# them: a Run of M07.6's reference (with M07.1's from its bundle), then ten `1 + 1` round trips (median), the time
+# until the first step of a traced residual_distribution on 4 ids reaches the page, and a 10,000-step loop traced
+# until the cap stops it. A build without the console (before issue 26) gives nulls.
+EXPLORE = """async ([code, base]) => {
+    const py = window.tinyllm.python;
+    const bundle = async (slug) => (await fetch(new URL(`assets/tl/exercises/${slug}.json`, base))).json();
+    const [own, dep] = await Promise.all([bundle('m07-6'), bundle('m07-1')]);
+    const files = {[dep.importPath]: dep.reference};
+    const ran = await py.request('run', {code, filename: own.importPath, files, run: 9001});
+    if (ran.status !== 'ok') throw new Error(`the run failed: ${ran.traceback}`);
+    const ask = (kind, code, opts = {}) => py.request('explore', {kind, code, run: 9001, filename: own.importPath,
+                                                                  files}, {timeLimit: 60, ...opts});
+    const trips = [];
+    for (let i = 0; i < 10; i++) {
+        const t0 = performance.now();
+        const r = await ask('eval', '1 + 1');
+        if (r.status !== 'ok' || r.stdout !== '2\\n') return null;
+        trips.push(performance.now() - t0);
+    }
+    trips.sort((a, b) => a - b);
+    let first = null;
+    const t0 = performance.now();
+    const traced = await ask('trace', 'residual_distribution([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])',
+                             {onSteps: () => { first ??= performance.now() - t0; }});
+    const whole = performance.now() - t0;
+    await ask('eval', 'def spin(n):\\n    t = 0\\n    for i in range(n):\\n        t += i\\n    return t\\n');
+    const t1 = performance.now();
+    const loop = await ask('trace', 'spin(10_000)');
+    return {console_round_trip: trips[5], trace_first_step: first, trace_whole: whole,
+            trace_steps: (traced.steps || []).length, trace_cap_loop: performance.now() - t1,
+            trace_cap_cut: loop.cut === true};
+}"""
+
+
 def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
     """One fresh browser: bare page, then the site (cold, then a repeat visit), then the warm figures."""
     out: dict = {}
@@ -187,6 +222,10 @@ def one_run(play, url: str, counter: Counter, check_module: bool) -> dict:
         if slug == "m07-6":  # E7.3's warm suite is measured above, in a settled page
             page.wait_for_timeout(12_000)
             out["site"]["warm_suite_m07_6"], out["site"]["bodies_m07_6"] = set_code_and_check(page, slug, reference(slug))
+            try:
+                out["site"].update(page.evaluate(EXPLORE, [reference(slug), url]) or {})
+            except Exception as exc:  # noqa: BLE001 - an older build without the console: no figures
+                print(f"no console figures: {str(exc).splitlines()[0]}", file=sys.stderr)
         browser.close()
     return out
 
@@ -303,6 +342,10 @@ def report(runs: list[dict], stops: dict, build_ms: float, out: Path, floor: dic
         ("warm trivial run (round trip)", "ms", site["warm_run"], grade, None),
         ("warm hidden suite E7.3", "ms", site["warm_suite_e7_3"], grade, None),
         ("warm hidden suite M07.6", "ms", site["warm_suite_m07_6"], grade, None),
+        ("console: `1 + 1` after a Run (round trip, warm)", "ms", site.get("console_round_trip"), grade, None),
+        ("trace residual_distribution, 4 ids: first step shown", "ms", site.get("trace_first_step"), grade, None),
+        ("… the whole trace", "ms", site.get("trace_whole"), grade, None),
+        ("trace a 10,000-step loop until the cap (1000 steps) stops it", "ms", site.get("trace_cap_loop"), grade, None),
         ("… of which the test bodies, E7.3", "ms", site.get("bodies_e7_3"), grade, None),
         ("… of which the test bodies, M07.6", "ms", site.get("bodies_m07_6"), grade, None),
         *((f"warm hidden suite {name} on this machine's CPython, in-process (the floor; bodies "

@@ -17,7 +17,8 @@ from . import console, diagnosis, figures, integrity, judge
 
 WORKDIR = "/tmp/tl"  # where checks and runs write their files, in Pyodide's in-memory file system
 # What the last Run left for the console (checker/console.py), and the page's number for that Run: a console
-# request names the Run it follows, and one that follows another (or none: a new worker, a Check) starts afresh.
+# request names the Run it follows, and one that names another (or none: a new worker) starts afresh. Checks
+# leave it: the page's background checks must not, and after the learner's own Check the page names Run 0.
 _last = {"session": None, "run": 0}
 
 
@@ -49,8 +50,8 @@ def explore(payload_json: str, write, on_steps, _last=_last, _session=console.Se
             _evaluate=console.evaluate, _trace=console.trace_call, _dumps=json.dumps, _loads=json.loads,
             _collecting=figures.collecting) -> str:
     """A console input (`kind` "eval") or a traced call (`kind` "trace") in the namespace of the Run the request
-    names (`run`): a RunResult, with `fresh` when that namespace is gone (a Check, a Reset or a new worker since)
-    and the input ran in an empty one; a trace adds `steps` and `cut` (checker/trace.py), also streamed to
+    names (`run`): a RunResult, with `fresh` when that namespace is gone (another Run since, or a new worker; the
+    page names Run 0 after the learner's Check or Reset) and the input ran in an empty one; a trace adds `steps` and `cut` (checker/trace.py), also streamed to
     `on_steps` (a JavaScript function) as they are recorded."""
     p = _loads(payload_json)
     fresh = _last["session"] is None or _last["run"] != p.get("run")
@@ -76,13 +77,12 @@ def explore(payload_json: str, write, on_steps, _last=_last, _session=console.Se
 
 
 def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
-          _close=figures.close_all, _diagnose=diagnosis.diagnose, _last=_last) -> str:
+          _close=figures.close_all, _diagnose=diagnosis.diagnose) -> str:
     """The Check button: `judge.check` on a check request's tests, files, learner and names (and the build's
     assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult, with the known
     mistakes its failure looks like as `diagnosis` when the request carries the exercise's `mistakes`
     (checker/diagnosis.py). Nothing is drawn (checker/figures.py); figures the learner's module opened are
     closed after."""
-    _last.update(session=None, run=0)  # a Check's imports replace the Run's: the console starts afresh
     try:
         p = _loads(payload_json)
         result = _check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],

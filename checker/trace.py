@@ -24,6 +24,7 @@ MAX_BYTES = 400_000   # characters of recorded summaries before the call is stop
 TEXT = 120            # characters of a value's text
 ITEMS = 8             # items of a list, tuple, dict or array shown
 BATCH_S = 0.1         # how often steps are handed to `on_steps`
+EACH = 100            # the first steps are handed over one by one
 
 
 class TraceCut(BaseException):
@@ -129,7 +130,9 @@ class Recorder:
     def add(self, step: dict) -> None:
         self.steps.append(step)
         self.size += len(json.dumps(step, default=str))
-        if self.on_steps and time.monotonic() - self.last_sent >= BATCH_S:
+        # The first steps go out one by one: a call that then hangs in C (where no later step, nor a Stop, can
+        # run Python) still shows them; after that, in batches.
+        if self.on_steps and (len(self.steps) <= EACH or time.monotonic() - self.last_sent >= BATCH_S):
             self.flush()
 
     def flush(self) -> None:

@@ -150,6 +150,34 @@ def test_run_prints_and_draws_a_figure(engine, fixture_url):
     clean(engine)
 
 
+def test_the_console_and_a_trace(engine, fixture_url):
+    engine.open(fixture_url + LESSON)
+    wait_python(engine, stage="numpy")
+    set_code(engine, reference(FIXTURE, SLUG))
+    press(engine, "button.tl-run")
+    assert result(engine) == "ok"
+    console = f"{CELL}.querySelector('details.tl-console')"
+    engine.js(f"(slug) => {{ const c = {console}; c.open = true; const i = c.querySelector('[data-console-input]');"
+              " i.value = 'normalise([1, 3])';"
+              " i.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true})); }", SLUG)
+    said = engine.wait(f"(slug) => {{ const e = [...{console}.querySelectorAll('[data-console-entry]')];"
+                       " return e.length >= 2 && e.map((n) => n.dataset.kind + ':' + n.textContent); }", SLUG,
+                       timeout=PYTHON_S, what="the console's answer")
+    assert said == ["input:>>> normalise([1, 3])", "output:array([0.25, 0.75])"], said
+    engine.js(f"(slug) => {{ const c = {console}; c.querySelector('[data-console-input]').value = 'normalise([1, 3])';"
+              " c.querySelector('.tl-console-trace').click(); }", SLUG)
+    steps = engine.wait(f"(slug) => {{ const t = {console}.querySelector('[data-trace]');"
+                        " return t.dataset.steps === '2' && t.querySelector('.tl-trace-note').textContent.includes('returned')"
+                        " && [t.dataset.step, t.dataset.line]; }", SLUG, timeout=PYTHON_S, what="the trace")
+    engine.js(f"(slug) => {console}.querySelector('[data-trace]').dispatchEvent(new KeyboardEvent('keydown',"
+              " {key: 'ArrowRight', bubbles: true, cancelable: true}))", SLUG)
+    after = engine.js(f"(slug) => {{ const t = {console}.querySelector('[data-trace]');"
+                      " return [t.dataset.step, t.dataset.line, t.querySelector('tr[data-var=p]').textContent]; }", SLUG)
+    assert steps[0] == "1" and after[0] == "2" and int(after[1]) == int(steps[1]) + 1, (steps, after)
+    assert "shape (2,) float64" in after[2], after
+    clean(engine)
+
+
 @pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
 def test_stop_ends_an_infinite_loop(engine, isolated, fixture_url, fixture_isolated_url):
     # A first visit: the service worker, which adds the isolation headers, does not control the page yet.

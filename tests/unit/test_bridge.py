@@ -87,7 +87,9 @@ def test_the_console_follows_the_run_it_names_and_starts_afresh_after_a_check(mo
     assert ask("eval", "x", run=8)["fresh"] is True, "another Run's number: a fresh namespace, and it says so"
     bridge.run("x = 1", "main.py", "{}", out.append, 9)
     json.loads(bridge.check(json.dumps({"tests": {}, "files": {}, "learner": "m.py", "names": []})))
-    assert ask("eval", "1", run=9).get("fresh") is True, "a Check since the Run: afresh"
+    assert ask("eval", "x", run=9) == {"status": "ok", "stdout": "1\n", "traceback": ""}, \
+        "a check (the page's background ones too) leaves the Run's namespace"
+    assert ask("eval", "x", run=0)["fresh"] is True, "after the learner's Check or Reset the page names Run 0"
 
 
 def test_the_ready_steps_take_the_tamper_baseline(monkeypatch):

@@ -233,6 +233,7 @@ function createCommands(cell, env, model, autosave, settings) {
 
   commands.check = async () => {
     if (model.state.busy) return;
+    commands.runNumber = 0; // the console starts afresh after a Check (the worker keeps its namespace otherwise)
     const code = current();
     autosave.save(code);
     dispatch(actions.started("check"));

@@ -30,6 +30,7 @@ function createPlainEditor({ parent, doc, label, onChange, onPrimary, onSecondar
   let destroyed = false;
   let composing = false;
   let started = null;
+  let marked = null; // the line a trace marks (highlightLine), marked again once CodeMirror takes over
   let settle;
   const upgraded = new Promise((resolve) => { settle = resolve; });
 
@@ -43,6 +44,7 @@ function createPlainEditor({ parent, doc, label, onChange, onPrimary, onSecondar
     if (area.selectionDirection === "backward") [selection.anchor, selection.head] = [selection.head, selection.anchor];
     real = create({ parent, doc: area.value, label, onChange, onPrimary, onSecondary, selection });
     area.remove();
+    if (marked) real.highlightLine?.(marked);
     if (focused) real.focus();
     return true;
   };
@@ -83,6 +85,7 @@ function createPlainEditor({ parent, doc, label, onChange, onPrimary, onSecondar
     focus: () => (real ? real.focus() : area.focus()),
     /** Mark line `n` as a trace's (CodeMirror's decoration, or the plain editor's selection); null: none. */
     highlightLine(n) {
+      marked = n || null;
       if (real) return real.highlightLine?.(n);
       const lines = area.value.split("\n");
       if (!n || n > lines.length) return undefined;
