@@ -126,7 +126,9 @@ EXPLORE = """async ([code, base]) => {
     const bundle = async (slug) => (await fetch(new URL(`assets/tl/exercises/${slug}.json`, base))).json();
     const [own, dep] = await Promise.all([bundle('m07-6'), bundle('m07-1')]);
     const files = {[dep.importPath]: dep.reference};
-    const ran = await py.request('run', {code, filename: own.importPath, files, run: 9001});
+    // A 10,000-step loop in the learner's file (only that file's lines are traced), beside the reference.
+    const spin = '\\n\\ndef spin(n):\\n    t = 0\\n    for i in range(n):\\n        t += i\\n    return t\\n';
+    const ran = await py.request('run', {code: code + spin, filename: own.importPath, files, run: 9001});
     if (ran.status !== 'ok') throw new Error(`the run failed: ${ran.traceback}`);
     const ask = (kind, code, opts = {}) => py.request('explore', {kind, code, run: 9001, filename: own.importPath,
                                                                   files}, {timeLimit: 60, ...opts});
@@ -143,7 +145,6 @@ EXPLORE = """async ([code, base]) => {
     const traced = await ask('trace', 'residual_distribution([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])',
                              {onSteps: () => { first ??= performance.now() - t0; }});
     const whole = performance.now() - t0;
-    await ask('eval', 'def spin(n):\\n    t = 0\\n    for i in range(n):\\n        t += i\\n    return t\\n');
     const t1 = performance.now();
     const loop = await ask('trace', 'spin(10_000)');
     return {console_round_trip: trips[5], trace_first_step: first, trace_whole: whole,

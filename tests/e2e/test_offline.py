@@ -1,4 +1,5 @@
 """Offline use and updates, through the service worker, against a private copy of the built fixture site."""
+import json
 import shutil
 
 import pytest
@@ -63,6 +64,14 @@ def test_the_site_works_offline_after_one_visit(page, private_site):
     page.goto(url + LESSON)
     status = wait_precached(page)
     assert status["total"] > 50
+    # The Python the site ships, as its lock file names it: numpy with start-up, matplotlib once imported (then kept).
+    lock = json.loads((root / "assets" / "pyodide" / "pyodide-lock.json").read_text())
+    python = ".".join(lock["info"]["python"].split(".")[:2])  # the lock says 3.14.0 for a 3.14.2: the minor release
+    versions = [python, lock["packages"]["numpy"]["version"], lock["packages"]["matplotlib"]["version"]]
+    said = "import sys, numpy, matplotlib; print(sys.version.split()[0], numpy.__version__, matplotlib.__version__)"
+    wait_python(page, SLUG, "numpy")
+    assert run_and_read(page, said) == versions
+    page.wait_for_timeout(1000)  # matplotlib's files reach the offline copy as they pass the service worker
     server.shutdown()
     server.server_close()  # the host is gone: only the service worker's cache remains
 
@@ -74,6 +83,16 @@ def test_the_site_works_offline_after_one_visit(page, private_site):
     set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+    assert run_and_read(page, said) == versions, "offline too: Python 3.14, numpy and matplotlib"
+
+
+def run_and_read(page, code: str) -> list[str]:
+    """Run `code` in the lesson's cell; the words of the first line it printed (the first as major.minor)."""
+    set_code(page, SLUG, code)
+    cell(page, SLUG).locator("button.tl-run").click()
+    assert wait_result(page, SLUG) == "ok", cell(page, SLUG).locator(".tl-output").inner_text()
+    python, *rest = cell(page, SLUG).locator(".tl-output").inner_text().strip().splitlines()[0].split()
+    return [".".join(python.split(".")[:2]), *rest]
 
 
 def sw_status(page) -> dict:
