@@ -136,7 +136,7 @@ def test_the_editor_is_plain_until_python_has_started_or_the_learner_touches_it(
     assert plain.get_attribute("aria-label")
 
     example = page.locator('.tl-cell[data-kind="example"]').first
-    example.locator("textarea").click()
+    example.locator("textarea.tl-editor-plain").click()
     example.locator(".cm-editor.cm-focused").wait_for()
     page.keyboard.press("Control+End")
     page.keyboard.type("# typed at once")
