@@ -56,12 +56,11 @@ def evaluate(session: Session, source: str, workdir: str | None,
     "stdout", "traceback"}; an expression's repr is in stdout, as the interactive interpreter prints it."""
     if not complete(source):
         return {"status": "incomplete", "stdout": "", "traceback": ""}
-    name = f"{CONSOLE}"
     out = CappedStream(on_write=on_write)
 
     def body() -> None:
-        linecache.cache[name] = (len(source), None, (source + "\n").splitlines(True), name)
-        code = compile(source + "\n", name, "single", dont_inherit=True)
+        linecache.cache[CONSOLE] = (len(source), None, (source + "\n").splitlines(True), CONSOLE)
+        code = compile(source + "\n", CONSOLE, "single", dont_inherit=True)
         exec(code, session.namespace)
 
     return _inside(session, workdir, out, body)

@@ -306,21 +306,29 @@ def _print_output(stdout: str) -> None:
         print(f"  | ... {len(lines) - OUTPUT_LINES} more lines")
 
 
+def dependency_files(ex: Exercise, exercises: dict[str, Exercise], folder: Path,
+                     ref_deps: bool) -> tuple[list[Exercise], dict[str, str]]:
+    """The exercises `ex` builds on, and their files as it imports them (by import path): the learner's, once
+    passed (else OlError naming the first that has not), or with `ref_deps` the references. `ol check` and
+    `ol trace` both run with these."""
+    deps = manifest.dependency_order(ex, by_id(exercises))
+    if not ref_deps:
+        gate = missing_dependency(ex, exercises, folder, progress(folder))
+        if gate:
+            raise OlError(gate, FAILED)
+    elif not deps:
+        say(f"note: {ex.id} has no dependencies; --ref-deps changes nothing.", file=sys.stderr)
+    files = {d.import_path: (d.reference if ref_deps else folder / d.learner_path).read_text(encoding="utf-8")
+             for d in deps}
+    return deps, files
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     exercises = load_exercises()
     ex = lookup(args.id, exercises)
     folder = workspace(args)
     data = read_learner(ex, folder)
-    record = progress(folder)
-    deps = manifest.dependency_order(ex, by_id(exercises))
-    if not args.ref_deps:
-        gate = missing_dependency(ex, exercises, folder, record)
-        if gate:
-            raise OlError(gate, FAILED)
-    elif not deps:
-        say(f"note: {ex.id} has no dependencies; --ref-deps changes nothing.", file=sys.stderr)
-    files = {d.import_path: (d.reference if args.ref_deps else folder / d.learner_path).read_text(encoding="utf-8")
-             for d in deps}
+    deps, files = dependency_files(ex, exercises, folder, args.ref_deps)
     files[ex.import_path] = data.decode("utf-8")
     used = (" with the reference " if args.ref_deps else " with your ") + ", ".join(d.id for d in deps) if deps else ""
     say(f"{ex.id} {ex.title}: checking {shown(folder / ex.learner_path)}{used} against {len(ex.catalogue)} "
@@ -350,13 +358,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     ex = lookup(args.id, exercises)
     folder = workspace(args)
     code = read_learner(ex, folder).decode("utf-8")
-    deps = manifest.dependency_order(ex, by_id(exercises))
-    if not args.ref_deps:
-        gate = missing_dependency(ex, exercises, folder, progress(folder))
-        if gate:
-            raise OlError(gate, FAILED)
-    files = {d.import_path: (d.reference if args.ref_deps else folder / d.learner_path).read_text(encoding="utf-8")
-             for d in deps}
+    _deps, files = dependency_files(ex, exercises, folder, args.ref_deps)
     result = tracerun.trace_in_child({"code": code, "filename": ex.import_path, "files": files, "expr": args.expr,
                                       "time_limit": ex.time_limit})
     if "crash" in result:
@@ -760,6 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     folder = argparse.ArgumentParser(add_help=False)
     folder.add_argument("--dir", metavar="DIR", help="your working folder (default: see below)")
+    ref_deps = argparse.ArgumentParser(add_help=False)
+    ref_deps.add_argument("--ref-deps", action="store_true",
+                          help="use the reference implementations of every exercise this one builds on")
 
     def command(name: str, summary: str, detail: str, func, parents=(folder,)) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=summary, description=detail, epilog=EPILOG, parents=list(parents),
@@ -781,19 +786,15 @@ def build_parser() -> argparse.ArgumentParser:
                 "Run the exercise's hidden tests on your file with the course's judge, in a fresh Python process\n"
                 "with a time limit per test, print each outcome, and record a pass in .ol/progress.json.\n"
                 "An exercise that builds on others (requires) uses your passed files of those, or with\n"
-                "--ref-deps the reference implementations.", cmd_check)
+                "--ref-deps the reference implementations.", cmd_check, parents=(folder, ref_deps))
     p.add_argument("id", help="exercise id, e.g. M07.6")
-    p.add_argument("--ref-deps", action="store_true",
-                   help="use the reference implementations of every exercise this one builds on")
     p = command("trace", "one call of your function, step by step",
                 "Run your file as the site's Run does, then call EXPR (e.g. \"residual_distribution([0.5, 0.5],\n"
                 "[0.25, 0.75])\") and print each line of your file it runs, with the call stack and the\n"
                 "variables (numpy arrays with shape and dtype; * marks those that changed). Capped at 1000 steps;\n"
-                "the exercise's time limit stops it, keeping the steps so far.", cmd_trace)
+                "the exercise's time limit stops it, keeping the steps so far.", cmd_trace, parents=(folder, ref_deps))
     p.add_argument("id", help="exercise id, e.g. M07.6")
     p.add_argument("expr", help="the call to trace, in quotes")
-    p.add_argument("--ref-deps", action="store_true",
-                   help="use the reference implementations of every exercise this one builds on")
     p = command("diff", "after a pass: your code against the reference",
                 "Show a unified diff of your file against the reference solution: after your check has passed,\n"
                 "or, where the exercise allows it, after enough failed checks and every hint (recorded; it\n"

@@ -119,3 +119,14 @@ test("a stopped trace keeps the steps it streamed", async () => {
   assert.match(trace.querySelector(".tl-trace-note").textContent, /Stopped after 2 steps/);
   assert.deepEqual(s.entries().map(([k]) => k), ["input", "error"]);
 });
+
+test("a console input's figures are drawn as a Run's are", async () => {
+  const png = { kind: "image", mime: "image/png", data: "iVBORw0KGgo=", alt: "a line" };
+  const s = setup(() => ({ status: "ok", stdout: "", traceback: "", figures: [png, { kind: "note", text: "capped" }] }));
+  s.input.value = "plt.plot([1, 2]); plt.show()";
+  s.key("Enter");
+  await tick(5);
+  const img = s.view.dom.querySelector(".tl-console-log img.tl-figure");
+  assert.equal(img.getAttribute("alt"), "a line");
+  assert.equal(s.view.dom.querySelector(".tl-console-log .tl-figure-note").textContent, "capped");
+});

@@ -15,6 +15,7 @@
 import { el } from "../dom.js";
 import { keys } from "../store.js";
 import { createTraceView } from "./trace-view.js";
+import { figureNode } from "./output-view.js";
 
 const HISTORY = 50; // inputs kept per cell
 const FRESH = "(A fresh namespace: Run your code first to use its names here.)";
@@ -94,12 +95,7 @@ function consoleController(options, { log, input, run, traceButton, stop, trace 
     entry("input", code.split("\n").map((l, i) => `${i ? "..." : ">>>"} ${l}`).join("\n"));
     if (result.fresh) entry("output", FRESH, { class: "tl-console-entry tl-console-note" });
     if (result.stdout) entry("output", result.stdout.replace(/\n$/, ""));
-    for (const figure of result.figures || []) {
-      if (figure.kind === "image") {
-        const img = el("img", { src: `data:${figure.mime};base64,${figure.data}`, alt: figure.alt, class: "tl-console-figure" });
-        log.append(img);
-      } else entry("output", figure.text);
-    }
+    log.append(...(result.figures || []).map(figureNode)); // drawn as a Run's are (output-view.js)
     if (result.status === "error" && result.traceback) entry("error", result.traceback.replace(/\n$/, ""));
     if (result.status === "timeout" || result.status === "stopped") {
       entry("error", result.status === "stopped" ? "Stopped." : `Stopped: the time limit of ${options.timeLimit()} s.`);

@@ -38,7 +38,8 @@ export function outputPieces(output, figures) {
   return pieces;
 }
 
-function figureNode(figure) {
+/** A figure as the page shows it: an image with its text alternative, or a note (console-view.js too). */
+export function figureNode(figure) {
   if (figure.kind === "note") return el("span", { class: "tl-figure-note" }, figure.text);
   return el("img", { class: "tl-figure", src: `data:${figure.mime};base64,${figure.data}`, alt: figure.alt });
 }
