@@ -64,20 +64,20 @@ build: setup bundle ## the site, into site/ (validates every exercise first)
 	$(PY) -m mkdocs build --strict
 
 serve: build ## build, then serve on http://127.0.0.1:$(PORT)/
-	$(PY) -m tools.serve --port $(PORT)
+	$(PY) -m authoring.serve --port $(PORT)
 
 serve-isolated: build ## same, with cross-origin isolation headers (Stop interrupts instead of restarting)
-	$(PY) -m tools.serve --port $(PORT) --isolate
+	$(PY) -m authoring.serve --port $(PORT) --isolate
 
 validate: setup-python ## every exercise and page: reference passes (5 runs), starter fails, mutants caught, prompts agree
 	$(PY) -m authoring validate --cache $${TL_VALIDATE_CACHE:-.cache/validate} $(EX)
 
 preview: setup bundle ## live preview on http://127.0.0.1:$(PORT)/: rebuilds on every change, shows build errors
-	$(PY) -m tools.preview --port $(PORT)
+	$(PY) -m authoring.preview --port $(PORT)
 
 # make new ID=E7.4 KIND=lesson TITLE="Acceptance rate" [CHAPTER=E7] [REQUIRES="M07.6 M07.1"] [MILESTONE=MS-P6]
 new: setup-python ## scaffold a lesson or module: page, exercise folder, nav entry (AUTHORING.md)
-	$(PY) -m tools.scaffold --id "$(ID)" --kind "$(KIND)" --title "$(TITLE)" --chapter "$(CHAPTER)" --requires "$(REQUIRES)" \
+	$(PY) -m authoring.scaffold --id "$(ID)" --kind "$(KIND)" --title "$(TITLE)" --chapter "$(CHAPTER)" --requires "$(REQUIRES)" \
 	  --milestone "$(MILESTONE)"
 
 fixture-site: setup bundle ## the platform's fixture course (tests/fixtures/course) into build/fixture-site

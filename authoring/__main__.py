@@ -27,14 +27,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def check_pages(args: argparse.Namespace, root: Path, page_args: list[str]) -> int:
-    """Every page check of the site (tools/pages.py), or those of the named exercises' and pages' pages."""
+    """Every page check of the site (authoring/pages.py), or those of the named exercises' and pages' pages."""
     config = args.config or root.resolve().parent / "mkdocs.yml"
     if not config.is_file():
         if args.config or page_args:
             print(f"{config}: no such file, so no page can be checked", file=sys.stderr)
             return 1
         return 0
-    from tools import pages  # the build's page checks (Markdown, widgets, links): imported only when pages are checked
+    from authoring import pages  # the build's page checks (Markdown, widgets, links): imported only when pages are checked
     course = pages.course_of(config)
     only = None
     if args.ids or page_args:

@@ -41,7 +41,7 @@ import yaml
 
 from course import chapters as chapter_defs
 from course import manifest
-from tools.preview import error_lines
+from authoring.preview import error_lines
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = ("e7-3", "m06-3", "m07-1", "m07-6")  # one cycle, each after what it requires
@@ -336,10 +336,10 @@ def _medians(runs: list[dict]) -> dict:
 
 
 class Preview:
-    """`python -m tools.preview` on the generated course, on a free port, stopped (its process group) on exit."""
+    """`python -m authoring.preview` on the generated course, on a free port, stopped (its process group) on exit."""
 
     def __init__(self, course: Generated, cache: Path):
-        cmd = [PY, "-m", "tools.preview", "--config", str(course.config), "--port", "0",
+        cmd = [PY, "-m", "authoring.preview", "--config", str(course.config), "--port", "0",
                "--out", str(course.root / "preview")]
         self.proc = subprocess.Popen(cmd, cwd=course.platform, env=_env(course, cache), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -351,7 +351,7 @@ class Preview:
                 self.base = f"http://127.0.0.1:{match.group(1)}/"
                 break
         else:
-            raise BenchError("tools.preview exited before serving:\n" + "".join(self.output[-20:]))
+            raise BenchError("authoring.preview exited before serving:\n" + "".join(self.output[-20:]))
         threading.Thread(target=lambda: self.output.extend(self.proc.stdout), daemon=True).start()
 
     def get(self, path: str) -> bytes:

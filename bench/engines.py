@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from bench.run import ARGS, LESSON, reference
-from tools.serve import start_in_thread
+from authoring.serve import start_in_thread
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "e2e"))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tools.serve import Handler, start_in_thread
+from authoring.serve import Handler, start_in_thread
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"

@@ -1,111 +1,50 @@
 """Running a lesson's example cells on CPython at build time, each as `python -c CODE` would, in a fresh process.
 
-An example that plots imports matplotlib.pyplot (about 0.9 s) and every example imports numpy (0.2 s): at a
-hundred pages, run against a reference and a starter each, that was most of a cold page check (170 s of it
-at 100 exercises). A fork server (authoring/forkserver.py) imports both once per build and forks a child per
-run: the child starts with them loaded and nothing of another run, puts the run's files first on sys.path,
-captures stdout and stderr, and exits with the code's status. Where there is no fork (Windows), or the server
-is gone, each run is a plain `python -c` again. Either way the result is a CompletedProcess whose stderr holds
-the traceback as `python -c` prints it (`File "<string>", line N`), which the caller turns into one line.
+The result is a CompletedProcess whose stderr holds the traceback as `python -c` prints it (`File "<string>",
+line N`), which mdwidgets/pycell.py turns into one line. This is the plain runner; the build installs a faster one
+with the same contract (`use`: authoring/examples.py forks each run from a server that imported numpy and
+matplotlib once), so the widgets themselves import nothing of the author's toolchain.
 """
 from __future__ import annotations
 
-import atexit
-import json
-import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
+from typing import Callable
 
-from authoring import forkserver
 from checker.isolation import child_environment, write_tree
 
 TIMEOUT_S = 120
-PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]
-_server: forkserver.Server | None = None
-_lock = threading.Lock()
-_config_dir: tempfile.TemporaryDirectory | None = None
+PRELOAD = ["numpy", "matplotlib", "matplotlib.pyplot"]  # what a faster runner may import ahead of every run
+Runner = Callable[[str, dict], subprocess.CompletedProcess]
 
 
-def run(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
+def run_plain(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
     """Run `code` with `files` (path under the import root -> source) importable, matplotlib on Agg."""
     with tempfile.TemporaryDirectory(prefix="tl-example-") as root:
         write_tree(Path(root), files)
-        cwd = root if files else None
-        server = _fork_server()
-        if server is not None:
-            try:
-                return _forked(server, code, root, cwd)
-            except forkserver.ServerGone:
-                pass
         env = child_environment([root], {"MPLCONFIGDIR": str(Path(root) / ".mpl")})
         try:
             return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT_S,
-                                  cwd=cwd, env=env)
+                                  cwd=root if files else None, env=env)
         except subprocess.TimeoutExpired:
-            return _timed_out(code)
+            return timed_out(code)
 
 
-def _timed_out(code: str) -> subprocess.CompletedProcess:
+def timed_out(code: str) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess([sys.executable, "-c", code], 1, "",
                                        f"TimeoutError: the example ran for more than {TIMEOUT_S} s\n")
 
 
-def _fork_server() -> forkserver.Server | None:
-    """This process's example server, started on first use (None where fork is not available)."""
-    global _server, _config_dir
-    if not forkserver.AVAILABLE:
-        return None
-    with _lock:
-        if _server is None:  # started once: a server that is gone leaves the plain processes to do the rest
-            _config_dir = _config_dir or tempfile.TemporaryDirectory(prefix="tl-mpl-")
-            here = str(Path(__file__).resolve().parent.parent)
-            env = child_environment([here], {"MPLCONFIGDIR": _config_dir.name})
-            _server = forkserver.Server("mdwidgets.examples:child", env, PRELOAD, cwd=_config_dir.name)
-            atexit.register(_server.close)
-        return None if _server.gone else _server
+_runner: list[Runner] = [run_plain]
 
 
-def _forked(server: forkserver.Server, code: str, root: str, cwd: str | None) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory(prefix="tl-example-run-") as folder:
-        Path(folder, "job.json").write_text(json.dumps({"code": code, "root": root, "cwd": cwd}), encoding="utf-8")
-        status = server.run(folder, TIMEOUT_S)
-        if status is None:
-            return _timed_out(code)
-        out, err = (Path(folder, name) for name in ("stdout.txt", "stderr.txt"))
-        return subprocess.CompletedProcess([sys.executable, "-c", code], status, _text(out), _text(err))
+def use(runner: Runner) -> None:
+    """Run examples with `runner` from now on (same arguments and result as run_plain)."""
+    _runner[0] = runner
 
 
-def _text(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-
-
-def child(folder: str) -> int:
-    """In a forked child (forkserver.py): run the job in `folder` as `python -c` would; its exit status."""
-    spec = json.loads(Path(folder, "job.json").read_text(encoding="utf-8"))
-    out = os.open(os.path.join(folder, "stdout.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(out, 1)
-    sys.path.insert(0, spec["root"])
-    os.environ["PYTHONPATH"] = spec["root"]
-    os.chdir(spec["cwd"] or folder)
-    sys.argv = ["-c"]
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    try:
-        exec(compile(spec["code"], "<string>", "exec"), namespace)  # noqa: S102 - the author's example, as python -c
-    except SystemExit as exc:
-        if exc.code is None or isinstance(exc.code, int):
-            return exc.code or 0
-        print(exc.code, file=sys.stderr)  # as the interpreter does with sys.exit("message")
-        return 1
-    except BaseException as exc:  # noqa: BLE001 - reported as python -c reports it
-        import traceback
-
-        tb = exc.__traceback__.tb_next  # drop this frame: the traceback starts in the example, as with -c
-        traceback.print_exception(type(exc), exc, tb)
-        return 1
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return 0
+def run(code: str, files: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run an example with the runner in use."""
+    return _runner[0](code, files)

@@ -1,6 +1,6 @@
 """The thin MkDocs glue: which course is built, what each page is, and when the build steps run.
 
-Everything substantial lives elsewhere (checker/, mdwidgets/, tools/site_steps.py, tools/pages.py), so a successor
+Everything substantial lives elsewhere (checker/, mdwidgets/, tools/site_steps.py, authoring/pages.py), so a successor
 of MkDocs that reads the same mkdocs.yml and Markdown extensions needs only this file rewritten. The course is the
 config file's folder: its `docs_dir`, and the widgets' `exercises` folder (mkdocs.yml's `mdwidgets` options,
 relative to the config file; `exercises` by default), so a fixture course under tests/ builds the same way.
@@ -15,7 +15,8 @@ from mkdocs.exceptions import PluginError
 
 import mdwidgets
 from course.manifest import rel
-from tools import pages, site_steps
+from authoring import examples, pages
+from tools import site_steps
 
 LOG = logging.getLogger("mkdocs.plugins.tl")
 
@@ -30,6 +31,7 @@ def _course(config) -> pages.Course:
 
 def on_config(config):
     _course(config)  # makes the widgets' exercises folder absolute before any page is converted
+    examples.install()  # example cells run forked from one server per build
     mdwidgets.reset_cache()
     return config
 

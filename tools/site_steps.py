@@ -20,7 +20,7 @@ from pathlib import Path
 from authoring import validate
 from course import manifest
 from tools import bundle, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting, search_later, snapshot
-from tools.pages import Course, course_of
+from authoring.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
 WEB_BUILD = REPO / "build" / "web"

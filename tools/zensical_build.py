@@ -106,8 +106,10 @@ def build(source: Path, out: Path) -> list[str]:
     """Build the site into `out`/site; the problems, one line each (empty when the build succeeded)."""
     import zensical
 
+    from authoring import examples
     from mdwidgets.page import LOG
 
+    examples.install()
     config = prepare(source, out)
     collect, propagate = _Collect(), LOG.propagate
     LOG.addHandler(collect)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tools.serve import start_in_thread
+from authoring.serve import start_in_thread
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / (os.environ.get("TL_SITE") or "site")  # TL_SITE: another build (test-e2e-zensical)

@@ -23,7 +23,7 @@ import yaml
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import REPO, SITE, served
-from tools import pages
+from authoring import pages
 from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
                          fixture_modules, outcomes, page_with, reference, set_code, uri, wait_python, wait_result)
 
@@ -31,7 +31,7 @@ AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def nav_pages(config: Path) -> list[str]:
-    """The uri of every page in a MkDocs config's nav, in nav order (tools/pages.py reads the nav)."""
+    """The uri of every page in a MkDocs config's nav, in nav order (authoring/pages.py reads the nav)."""
     return [uri(page) for page in pages.nav_pages(yaml.safe_load(config.read_text(encoding="utf-8"))["nav"])]
 
 

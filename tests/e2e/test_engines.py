@@ -18,7 +18,7 @@ import pytest
 from conftest import CHROMIUM_ARGS, FIXTURE_SITE, chromium_path, served
 from e2e_helpers import FIXTURE, LESSON, LESSON_EX, PROGRESS, answer_text, mutant_source, reference
 from engines import ENGINES, Chromium, Firefox, WebKit
-from tools.serve import start_in_thread
+from authoring.serve import start_in_thread
 
 SLUG = LESSON_EX.slug
 PROMPT = next(p for p in LESSON_EX.prompts if p.feedback)

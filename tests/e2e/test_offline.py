@@ -8,7 +8,7 @@ import yaml
 from conftest import FIXTURE_SITE, served
 from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, cell, failures, reference, set_code, wait_python, wait_result)
 from tools import offline
-from tools.serve import Handler, start_in_thread
+from authoring.serve import Handler, start_in_thread
 
 pytestmark = pytest.mark.scenario
 SLUG = LESSON_EX.slug

@@ -1,4 +1,4 @@
-"""`make preview` (tools/preview.py) in Chromium: edits show without a manual reload, a broken build shows its
+"""`make preview` (authoring/preview.py) in Chromium: edits show without a manual reload, a broken build shows its
 errors in the page within seconds, and fixing it brings the page back.
 
 Runs on a copy of the fixture course in a temporary folder, so the edits touch nothing of the repository.
@@ -31,7 +31,7 @@ def preview(tmp_path_factory):
     config = config.replace("../../../", f"{REPO}/").replace(f"site_dir: {REPO}/build/fixture-site", "site_dir: site")
     (root / "mkdocs.yml").write_text(config)
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "tools.preview", "--config", str(root / "mkdocs.yml"),
+    proc = subprocess.Popen([sys.executable, "-m", "authoring.preview", "--config", str(root / "mkdocs.yml"),
                              "--port", "0", "--out", str(root / "preview")], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = proc.stdout.readline()

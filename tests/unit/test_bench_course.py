@@ -10,7 +10,7 @@ import yaml
 
 from bench import course as bench_course
 from course import chapters, manifest
-from tools import pages
+from authoring import pages
 
 
 @pytest.fixture(scope="module")

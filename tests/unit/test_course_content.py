@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from course import chapters, manifest  # noqa: E402
-from tools import pages  # noqa: E402
+from authoring import pages  # noqa: E402
 
 
 def test_every_exercise_and_chapter_loads():

@@ -1,17 +1,27 @@
-"""Example cells run at build time (mdwidgets/examples.py): forked from a server, or as plain `python -c`, alike."""
+"""Example cells run at build time: forked from a server (authoring/examples.py, the build's runner) or as plain
+`python -c` (mdwidgets/examples.py, the widgets' own), alike."""
 import pytest
 
-from authoring import forkserver
-from mdwidgets import examples
+from authoring import examples, forkserver
+from mdwidgets import examples as plain
 
 
-@pytest.fixture(params=["forked", "plain"])
+@pytest.fixture(params=["forked", "no server", "plain"])
 def way(request, monkeypatch):
-    if request.param == "plain":
+    if request.param == "no server":
         monkeypatch.setattr(examples, "_fork_server", lambda: None)
+    elif request.param == "plain":
+        monkeypatch.setattr(examples, "run", plain.run_plain)
     elif not forkserver.AVAILABLE:
         pytest.skip("needs os.fork")
     return request.param
+
+
+def test_the_widgets_run_examples_with_the_runner_installed(monkeypatch):
+    monkeypatch.setattr(plain, "_runner", [plain.run_plain])
+    assert plain.run("print(1)", {}).stdout == "1\n"
+    examples.install()
+    assert plain._runner[0] is examples.run
 
 
 def test_output_files_and_exit_status(way):

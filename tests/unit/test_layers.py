@@ -4,8 +4,11 @@
                 the project outside itself
     course/     the course's data: exercise folders and chapters read and checked, the records the browser reads
     ol/         the learner's command line: never imports the author's toolchain or the build
-    authoring/  the author's toolchain: validation of references, mutants and pages
-    tools/, mdwidgets/, bench/  the build, the page widgets and the benchmarks: may import any of the above
+    mdwidgets/  the Markdown widgets: the course's data, never the author's toolchain (the build hands it its
+                example runner)
+    authoring/  the author's toolchain: validation, page checks, scaffold, preview, the local server
+    tools/      the build steps: may import any of the above
+    bench/      the benchmarks: may import anything; nothing imports them
 
 Module paths written as strings (`python -m ...`, fork-server jobs, entry points, the Makefile, the Node scripts)
 and file paths in the docs must name modules and files that exist.
@@ -26,7 +29,10 @@ ALLOWED = {
     "checker": set(),
     "course": {"checker"},
     "ol": {"checker", "course"},
-    "authoring": {"checker", "course", "tools"},  # tools: the build's page checks, which validation runs too
+    "mdwidgets": {"checker", "course"},
+    "authoring": {"checker", "course", "mdwidgets"},  # mdwidgets: the page checks convert pages as the build does
+    "tools": {"checker", "course", "ol", "mdwidgets", "authoring"},
+    "bench": {"checker", "course", "ol", "mdwidgets", "authoring", "tools"},
 }
 
 
@@ -72,7 +78,56 @@ def test_a_forbidden_import_is_found(tmp_path):
     assert violations("ol", tmp_path) == ["ol/bad.py:1: imports authoring (ol/ may import checker, course)"]
     assert violations("course", tmp_path) == []
     assert violations("authoring", tmp_path) == [
-        "authoring/bad.py:2: imports ol (authoring/ may import checker, course, tools)"]
+        "authoring/bad.py:2: imports ol (authoring/ may import checker, course, mdwidgets)"]
+
+
+def package_graph(root: Path = REPO) -> dict[str, set[str]]:
+    """Which packages each package imports, as its files' imports say."""
+    graph: dict[str, set[str]] = {}
+    for package in PACKAGES:
+        edges = graph.setdefault(package, set())
+        for path in (root / package).rglob("*.py") if (root / package).is_dir() else ():
+            edges |= {top for _, top in imports_of(path, root) if top not in (package, "<outside>")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle between packages, each as the path that closes it (`a -> b -> a`), found by a
+    depth-first walk; [] when the imports form layers."""
+    found, done = [], set()
+
+    def walk(node: str, path: list[str]) -> None:
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in path:
+                found.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in done:
+                walk(nxt, path + [nxt])
+        done.add(node)
+
+    for start in sorted(graph):
+        if start not in done:
+            walk(start, [start])
+    return found
+
+
+def test_every_package_is_in_a_layer():
+    assert set(ALLOWED) == set(PACKAGES)
+
+
+def test_no_package_imports_in_a_circle():
+    assert cycles(package_graph()) == []
+
+
+def test_a_package_cycle_is_found(tmp_path):
+    """The check above can fail: the cycle authoring -> mdwidgets -> authoring, as it was before the example
+    runner moved (mdwidgets/examples.py imported authoring.forkserver)."""
+    for package, text in {"authoring": "import mdwidgets\n", "mdwidgets": "from authoring import forkserver\n",
+                          "checker": "x = 1\n"}.items():
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "m.py").write_text(text)
+    assert cycles(package_graph(tmp_path)) == [["authoring", "mdwidgets", "authoring"]]
+    assert violations("mdwidgets", tmp_path) == [
+        "mdwidgets/m.py:1: imports authoring (mdwidgets/ may import checker, course)"]
 
 
 def tracked(*suffixes: str) -> list[Path]:

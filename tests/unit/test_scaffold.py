@@ -1,4 +1,4 @@
-"""`make new` (tools/scaffold.py) on a throw-away course: what it writes validates, shows up, and refusals write nothing.
+"""`make new` (authoring/scaffold.py) on a throw-away course: what it writes validates, shows up, and refusals write nothing.
 
 The course is built in tmp_path from nothing but a config, a home page and one chapter definition, so these tests
 depend on no content of the real course.
@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPO))
 
 import mdwidgets  # noqa: E402
 from course import chapters, manifest  # noqa: E402
-from tools import pages, scaffold  # noqa: E402
+from authoring import pages, scaffold  # noqa: E402
 
 CONFIG = f"""\
 site_name: scaffold test

@@ -107,7 +107,9 @@ def widget_errors(course: Course, only: set[str] | None = None) -> list[str]:
     from mkdocs.utils.meta import get_data
 
     import mdwidgets
+    from authoring import examples
 
+    examples.install()
     config = load_config(str(course.config_file))
     configs = dict(config.mdx_configs)
     configs["mdwidgets"] = {**configs.get("mdwidgets", {}), "exercises": str(course.exercises), "errors": "collect"}

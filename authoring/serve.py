@@ -1,6 +1,6 @@
 """Serve the built site on 127.0.0.1, like any static host would.
 
-    python -m tools.serve [--port 8000] [--isolate] [--dir site]
+    python -m authoring.serve [--port 8000] [--isolate] [--dir site]
 
 --isolate adds the two headers that make a page cross-origin isolated (COOP same-origin, COEP require-corp),
 which lets Stop interrupt Python instead of restarting it. Without it the site still works (Stop restarts).

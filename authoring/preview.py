@@ -1,6 +1,6 @@
 """Live preview for authors: build, serve, watch, rebuild, and show build errors in the browser.
 
-    python -m tools.preview [--port 8000] [--config mkdocs.yml]        (make preview [PORT=N])
+    python -m authoring.preview [--port 8000] [--config mkdocs.yml]        (make preview [PORT=N])
 
 - The site is built exactly as `make build` builds it (the same MkDocs hook, validation, front end, Pyodide,
   snapshot), into one of two folders under build/preview/, while the other keeps being served; the server
@@ -29,7 +29,7 @@ import threading
 import time
 from pathlib import Path
 
-from tools import serve
+from authoring import serve
 
 REPO = Path(__file__).resolve().parent.parent
 WATCHED = ("docs", "exercises", "mdwidgets", "checker", "web/src", "overrides", "tools")
@@ -233,7 +233,7 @@ class Watcher:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.preview", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m authoring.preview", description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--config", type=Path, default=REPO / "mkdocs.yml")
     parser.add_argument("--out", type=Path, default=REPO / "build" / "preview")

@@ -1,7 +1,7 @@
 """Scaffold a lesson or a module: the page, the exercise folder and the nav entry, valid from the first minute.
 
     make new ID=E7.4 KIND=lesson TITLE="Acceptance rate" [CHAPTER=E7] [REQUIRES="M07.6"] [MILESTONE=MS-P6]
-    python -m tools.scaffold --id E7.4 --kind lesson --title "Acceptance rate" [--chapter E7] [--requires M07.6]
+    python -m authoring.scaffold --id E7.4 --kind lesson --title "Acceptance rate" [--chapter E7] [--requires M07.6]
 
 Writes, for E7.4 in chapter E7:
     exercises/e7-4/exercise.toml       manifest with a catalogue of two tests
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=REPO / "mkdocs.yml")
     parser.add_argument("--no-validate", action="store_true", help="skip validating what was written")
     args = parser.parse_args(argv)
-    from tools.pages import course_of
+    from authoring.pages import course_of
 
     from mkdocs.exceptions import ConfigurationError
 
@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_validate:
         return 0
     from authoring import validate
-    from tools import pages
+    from authoring import pages
 
     _reports, errors = validate.validate_all([args.id], root=course.exercises)
     errors += pages.check(args.config)
