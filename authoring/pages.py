@@ -56,7 +56,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
         if chapter.page not in pages:
             errors.append(f"{rel(chapter.path)}:{_line(chapter.path, 'page')}: page: "
                           f"{rel(course.docs / chapter.page)} does not exist")
-    by_id = {e.id: e for e in exercises.values()}
+    by_id = manifest.Course.of(exercises).by_id
     lesson_pages = {by_id[i].page for c in chapters.values() for i in c.lessons if i in by_id}
     if nav_pages is not None:
         for page in sorted(pages - nav_pages - lesson_pages):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import http.server
 import json
 import os
 import shutil

@@ -264,8 +264,8 @@ def plan(ident: str, kind: str, title: str, chapter_id: str | None, requires: li
         raise ScaffoldError('TITLE is empty: give the exercise a title, like TITLE="Acceptance rate"')
     exercises = manifest.load_all(exercises_root)
     chapters = chapter_defs.load_chapters(exercises_root, exercises)
-    by_id = {e.id: e for e in exercises.values()}
-    slug = ident.lower().replace(".", "-")
+    by_id = exercises.by_id
+    slug = manifest.slug_of(ident)
     if ident in by_id or (exercises_root / slug).exists():
         raise ScaffoldError(f"{ident} exists already: {manifest.rel(exercises_root / slug)}")
     unknown = [r for r in requires if r not in by_id]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
 import math
 import os
@@ -35,15 +34,15 @@ from pathlib import Path
 
 from checker import diagnosis, isolation, judge
 from checker.isolation import purge, top_modules, write_tree
-from course import manifest
+from course import known, manifest
+from course.exercises import Course
+from course.known import DEFAULT_RUNS, IN_PYODIDE
 from course.manifest import Exercise, ManifestError, Mutant, rel
 
 from . import forkserver
 
-IN_PYODIDE = sys.platform == "emscripten"
-DEFAULT_RUNS = 1 if IN_PYODIDE else 5  # reference runs per exercise, each in a fresh process
 DEFAULT_FACTOR = 2.5                   # browser time / CPython time when nothing was measured (README: 2-2.5x)
-FACTOR_FILE = manifest.REPO / ".cache" / "validate" / "pyodide-factor.json"  # written by tests/pyodide
+FACTOR_FILE = manifest.cache_folder() / "pyodide-factor.json"  # written by tests/pyodide
 BOOT_LIMIT = 60.0  # seconds a child may take beyond its tests' time limits (start-up on a loaded machine)
 
 
@@ -177,8 +176,7 @@ def dependency_files(ex: Exercise, exercises: dict[str, Exercise]) -> dict[str, 
 
 def dependency_paths(ex: Exercise, exercises: dict[str, Exercise]) -> dict[str, Path]:
     """The reference file of every exercise `ex` requires, transitively, keyed by import path."""
-    by_id = {e.id: e for e in exercises.values()}
-    return {dep.import_path: dep.reference for dep in manifest.dependency_order(ex, by_id)}
+    return {dep.import_path: dep.reference for dep in Course.of(exercises).dependencies(ex)}
 
 
 def run_solution(ex: Exercise, source: str, deps: dict[str, str], workdir: str, only=()) -> dict:
@@ -552,35 +550,6 @@ def budget(ex: Exercise, suite_ms: float, factor: Factor) -> tuple[float, str, s
 
 # ---- every exercise ---------------------------------------------------------------------------------------------
 
-def content_hash(ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> str:
-    """Hash of everything a validation result depends on: the folders, their dependencies, the judge (checker/)
-    and this validation (authoring/), the Python, numpy and pytest that run them, the number of runs (five clean
-    runs prove more than one)."""
-    h = hashlib.sha256(f"runs={runs}\0{sys.version}\0{_versions()}\0".encode())
-    by_id = {e.id: e for e in exercises.values()}
-    folders = [ex.folder] + [d.folder for d in manifest.dependency_order(ex, by_id)]
-    sources = [(f"{f.name}/{p.relative_to(f)}", p) for f in folders for p in sorted(f.rglob("*"))
-               if p.is_file() and "__pycache__" not in p.parts]
-    for package in (Path(judge.__file__).parent, Path(__file__).parent):
-        sources += [(f"{package.name}/{p.name}", p) for p in sorted(package.glob("*.py"))]
-    for name, path in sources:
-        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def _versions() -> str:
-    """The releases of numpy and pytest installed here (without importing numpy in this process)."""
-    from importlib import metadata
-    return " ".join(f"{name}=={_version_of(metadata, name)}" for name in ("numpy", "pytest"))
-
-
-def _version_of(metadata, name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "none"
-
-
 def _choose(keys: list[str] | None, exercises: dict[str, Exercise], root: Path,
             load_errors: list[str]) -> tuple[list[Exercise], list[str]]:
     """The exercises asked for, and the load errors that concern them (all of them when none was named)."""
@@ -588,7 +557,7 @@ def _choose(keys: list[str] | None, exercises: dict[str, Exercise], root: Path,
         return sorted(exercises.values(), key=lambda e: e.slug), load_errors
     chosen, errors = {}, []
     for key in keys:
-        slug = key.strip().lower().replace(".", "-")
+        slug = manifest.slug_of(key)
         if slug in exercises:
             chosen[slug] = exercises[slug]
         elif (root / slug / "exercise.toml").is_file():  # it exists but did not load: say why
@@ -649,7 +618,7 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
     reruns: list[tuple[Exercise, dict, float, int]] = []
     for ex in chosen:
         if cache:
-            stamps[ex.slug] = stamp_path(cache, ex, exercises, runs)
+            stamps[ex.slug] = known.stamp_path(cache, ex, Course.of(exercises), runs)
             if stamps[ex.slug].exists():
                 data = json.loads(stamps[ex.slug].read_text(encoding="utf-8"))
                 reports[ex.slug] = Report(ex.slug, ex.id, outcomes=data["outcomes"], durations=data["durations"],
@@ -687,7 +656,7 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
 
 def _conclude(ex: Exercise, report: Report, factor: Factor, stamp: Path | None) -> None:
     """The checks made on the combined report (the time budget, the known mistakes), then its cache stamp when
-    it is clean: what validation found, the mutants' fingerprints included (`recorded_mistakes` reads them)."""
+    it is clean: what validation found, the mutants' fingerprints included (course/known.py `recorded` reads them)."""
     if report.suite_ms is not None:
         report.estimate, over, warning = budget(ex, report.suite_ms, factor)
         report.errors += [over] if over else []
@@ -700,27 +669,6 @@ def _conclude(ex: Exercise, report: Report, factor: Factor, stamp: Path | None) 
 
 
 # ---- known mistakes: how each mutant fails, for the diagnosis of a learner's failing check ----------------------
-
-def stamp_path(cache: Path, ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAULT_RUNS) -> Path:
-    """The cache stamp of a clean validation of `ex` as its files are now."""
-    return cache / f"{ex.slug}-{content_hash(ex, exercises, runs)}.ok"
-
-
-def recorded_mistakes(ex: Exercise, exercises: dict[str, Exercise], cache: Path) -> list[dict] | None:
-    """The known mistakes of `ex` (checker/diagnosis.py) from the clean validation of its files as they are now,
-    or None when there is none in `cache` (the build validates first: tools/site_steps.py)."""
-    try:
-        data = json.loads(stamp_path(cache, ex, exercises).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    prints = data.get("prints") if isinstance(data, dict) else None
-    return known_mistakes(ex, prints) if isinstance(prints, dict) else None
-
-
-def known_mistakes(ex: Exercise, prints: dict[str, list[str] | None]) -> list[dict]:
-    """Every mutant of `ex` that has a fingerprint, as checker/diagnosis.py's known mistake, in mutant order."""
-    return [diagnosis.known(m.name, m.pitfall, prints[m.name]) for m in ex.mutants if prints.get(m.name)]
-
 
 def told_apart(prints: dict[str, list[str] | None]) -> int:
     """How many mutants fail in a way no other mutant does (a fingerprint of their own)."""
@@ -737,7 +685,7 @@ def mistake_warnings(ex: Exercise, prints: dict[str, list[str] | None]) -> list[
         if m.name in prints and prints[m.name] is None:
             found.append(f"warning: {rel(m.path)}:1: mutant {m.name} cannot be diagnosed: a time limit ended one "
                          f"of its tests, or the suite did not run on it; learners making this mistake are not told")
-    for a, b in diagnosis.collisions(known_mistakes(ex, prints)):
+    for a, b in diagnosis.collisions(known.from_prints(ex, prints)):
         if a in by_name[b].alike or b in by_name[a].alike:
             continue
         found.append(f"warning: {rel(by_name[b].path)}:{manifest.line_of_field(by_name[b].path, 'pitfall')}: "
@@ -772,7 +720,7 @@ def main(args: argparse.Namespace) -> int:
     exercises = manifest.load_all(root, [])
     for key in args.ids:  # a folder that exists but does not load is validated, so that its errors are shown
         problem = unknown(key, exercises)
-        if problem and not (root / key.strip().lower().replace(".", "-") / "exercise.toml").is_file():
+        if problem and not (root / manifest.slug_of(key) / "exercise.toml").is_file():
             print(str(problem).strip("'\""), file=sys.stderr)
             return 2
     reports, errors = validate_all(args.ids or None, args.cache, root=root, jobs=args.jobs, runs=args.runs)

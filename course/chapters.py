@@ -23,6 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .exercises import Course
 from .manifest import ID_RE, NAME_RE, Exercise, ManifestError, rel
 
 CHAPTER_RE = re.compile(r"^[A-Z]+[0-9]+$")
@@ -143,7 +144,7 @@ def load_chapters(root: Path, exercises: dict[str, Exercise]) -> dict[str, Chapt
     a lesson, so "Lesson N of M" is always defined and never contradicts an exercise folder.
     """
     chapters = {c.id: c for c in (load_chapter(p) for p in sorted((root / FOLDER).glob("*.toml")))}
-    by_id = {e.id: e for e in exercises.values()}
+    by_id = Course.of(exercises).by_id
     for chapter in chapters.values():
         for i, lesson in enumerate(chapter.lessons):
             ex = by_id.get(lesson)

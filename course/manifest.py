@@ -1,21 +1,26 @@
-"""Load and validate exercise folders (`exercises/<slug>/exercise.toml` and `mutants/*.toml`).
+"""Load and check exercise folders (`exercises/<slug>/exercise.toml` and `mutants/*.toml`).
 
 Exercise folders are data. Everything downstream (the judge, the validator, the Markdown widgets, `ol`, the
 browser bundle) reads them through this module, so a mistake in a manifest is reported once, here, naming the
 file and the field: ``exercises/e7-3/exercise.toml: prompts[2].answer: expected a number or a list of numbers``.
+The loaded values are course/model.py's; the whole course as one value is course/exercises.py's `Course`.
 """
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 import re
-import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-REPO = Path(__file__).resolve().parent.parent
+from course import store
+from course.fields import REPO, Fields, field_lines, line_of_field, locate, read_toml, rel  # noqa: F401 - re-exported
+from course.exercises import Course, check_order, dependency_order  # noqa: F401 - re-exported
+from course.model import (  # noqa: F401 - re-exported: the model's names are the manifest's
+    CatalogueEntry, Choice, Edit, Exercise, Feedback, ManifestError, Mutant, NumericPrompt, Option, UsedBy, module_of,
+    slug_of)
+from course.store import cache_folder  # noqa: F401 - re-exported
+
 EXERCISES = REPO / "exercises"
 
 KINDS = ("lesson", "module")
@@ -27,331 +32,7 @@ NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 MILESTONE_RE = re.compile(r"^MS-[A-Z0-9]+(-[A-Z0-9]+)*$")
 
 
-class ManifestError(ValueError):
-    """A manifest, mutant or referenced file is wrong: one or more lines `path:line: field: problem`.
-
-    `lines` holds each problem on its own (load() reports every test missing from the catalogue at once);
-    str() joins them with newlines.
-    """
-
-    def __init__(self, *lines: str):
-        super().__init__("\n".join(lines))
-        self.lines = list(lines)
-
-
-@dataclass(frozen=True)
-class CatalogueEntry:
-    """One hidden test as the learner sees it in the catalogue (never its source)."""
-
-    name: str
-    kind: str
-    checks: str
-    why: str
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One textual edit of the reference: `find` must occur exactly once."""
-
-    find: str
-    replace: str
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """A deliberately wrong solution and the hidden test that must catch it."""
-
-    name: str
-    path: Path
-    fails: str
-    description: str
-    pitfall: str
-    edits: tuple[Edit, ...]
-    # Mutants that fail every test exactly like this one though they stand for another pitfall, accepted by the
-    # author: a learner making either mistake is shown both, and validation does not warn (checker/diagnosis.py).
-    alike: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """A known wrong answer of a numeric prompt and what to tell the learner about it."""
-
-    answer: tuple[float, ...]
-    message: str
-
-
-@dataclass(frozen=True)
-class NumericPrompt:
-    """A numeric prompt; `expr` is evaluated against the reference to prove `answer` right."""
-
-    id: str
-    answer: tuple[float, ...]
-    expr: str
-    tolerance: float
-    feedback: tuple[Feedback, ...]
-    explain: str
-    index: int
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of a multiple-choice or predict question."""
-
-    key: str
-    text: str
-    correct: bool
-    feedback: str
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A multiple-choice check or a predict-first question."""
-
-    id: str
-    kind: str
-    options: tuple[Option, ...]
-    shows_prediction: str
-    index: int
-
-
-@dataclass(frozen=True)
-class UsedBy:
-    """A later exercise that builds on this one (the seed's "Used by"); it may not be written yet."""
-
-    id: str
-    how: str
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """A loaded `exercise.toml`; paths are absolute."""
-
-    slug: str
-    id: str
-    title: str
-    kind: str
-    folder: Path
-    manifest: Path
-    page: str
-    requires: tuple[str, ...]
-    time_limit: float
-    learner_path: str
-    starter: Path
-    reference: Path
-    tests_file: Path
-    catalogue: tuple[CatalogueEntry, ...]
-    prompts: tuple[NumericPrompt, ...]
-    choices: tuple[Choice, ...]
-    prompt_setup: str
-    mutants: tuple[Mutant, ...] = field(default=())
-    # The course around the exercise: the milestone gate it counts towards, and what builds on it later.
-    milestone: str = ""
-    used_by: tuple[UsedBy, ...] = field(default=())
-    # Help for a learner who is stuck: hints (Markdown, maths allowed) offered one at a time after a failed
-    # check, and when the reference may be shown: after a pass (0), or after this many failed checks and every
-    # hint (`reveal`; load_all fills in the course's default, exercises/course.toml, for an exercise without).
-    hints: tuple[str, ...] = field(default=())
-    reveal_after: int | None = None
-
-    @property
-    def reveal(self) -> str:
-        """The reveal policy as written: `after-pass`, or `after-attempts = N`."""
-        return f"after-attempts = {self.reveal_after}" if self.reveal_after else "after-pass"
-
-    @property
-    def module(self) -> str:
-        """The import name of the learner's file: `python/tinyllm/prob/x.py` -> `tinyllm.prob.x`."""
-        return module_of(self.learner_path)
-
-    @property
-    def import_path(self) -> str:
-        """The learner's file relative to the import root (`tinyllm/prob/x.py`)."""
-        return self.learner_path.split("/", 1)[1]
-
-    def test_names(self) -> list[str]:
-        """Catalogue test names, in catalogue order."""
-        return [t.name for t in self.catalogue]
-
-
-def module_of(learner_path: str) -> str:
-    """Import name of a learner path rooted at `python/`."""
-    return learner_path.split("/", 1)[1].removesuffix(".py").replace("/", ".")
-
-
-class _Fields:
-    """Typed access to a TOML table that reports `file:line: field: problem` on any mistake.
-
-    `lines` maps field paths to lines of the file (see `field_lines`), so each message points at its field.
-    """
-
-    def __init__(self, path: Path, table: dict[str, Any], prefix: str = "", lines: dict[str, int] | None = None):
-        self.path, self.table, self.prefix, self.lines = path, table, prefix, lines or {}
-
-    def where(self, key: str) -> str:
-        """`path:line` of field `key` of this table (its table's line, or 1, when the key is not written)."""
-        return f"{rel(self.path)}:{locate(self.lines, self.prefix + key)}"
-
-    def fail(self, key: str, problem: str) -> ManifestError:
-        return ManifestError(f"{self.where(key)}: {self.prefix}{key}: {problem}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., what: str = "") -> Any:
-        if key not in self.table:
-            if default is ...:
-                raise self.fail(key, "missing")
-            return default
-        value = self.table[key]
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise self.fail(key, f"expected {what or getattr(kind, '__name__', kind)}, got {value!r}")
-        return value
-
-    def text(self, key: str, default: Any = ...) -> str:
-        value = self.get(key, str, default, "a string")
-        if default is ... and not value.strip():
-            raise self.fail(key, "must not be empty")
-        return value
-
-    def sub(self, key: str, index: int | None = None) -> "_Fields":
-        table = self.table[key] if index is None else self.table[key][index]
-        label = f"{self.prefix}{key}" + (f"[{index}]" if index is not None else "")
-        if not isinstance(table, dict):
-            raise ManifestError(f"{rel(self.path)}:{locate(self.lines, label)}: {label}: expected a table")
-        return _Fields(self.path, table, label + ".", self.lines)
-
-    def tables(self, key: str) -> list["_Fields"]:
-        items = self.table.get(key, [])
-        if not isinstance(items, list):
-            raise self.fail(key, "expected an array of tables ([[...]])")
-        return [self.sub(key, i) for i in range(len(items))]
-
-    def unknown(self, allowed: set[str]) -> None:
-        for key in self.table:
-            if key not in allowed:
-                raise self.fail(key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
-
-
-# ---- where a field is written: TOML field paths -> lines ----------------------------------------------------------
-
-_HEADER_RE = re.compile(r"^\s*(\[\[?)([^\[\]]+)\]\]?\s*(#.*)?$")
-_KEY_RE = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
-_LAST_PART_RE = re.compile(r"(\.[^.\[\]]+|\[\d+\])$")
-
-
-def _key_parts(key: str) -> list[str]:
-    return [part.strip().strip("\"'") for part in re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", key)]
-
-
-def _scan_value(text: str, depth: int, quote: str | None) -> tuple[int, str | None]:
-    """Carry (bracket depth, open multi-line string) across `text`: where a value that spans lines ends."""
-    i = 0
-    while i < len(text):
-        if quote in ('"""', "'''"):
-            if quote == '"""' and text[i] == "\\":
-                i += 2
-                continue
-            if text.startswith(quote, i):
-                i += 3
-                while i < len(text) and text[i] == quote[0]:  # up to two quotes may end the content
-                    i += 1
-                quote = None
-                continue
-            i += 1
-            continue
-        if quote:  # a one-line string
-            if quote == '"' and text[i] == "\\":
-                i += 2
-                continue
-            quote = None if text[i] == quote else quote
-            i += 1
-            continue
-        char = text[i]
-        if char == "#":
-            break
-        if text.startswith('"""', i) or text.startswith("'''", i):
-            quote = text[i:i + 3]
-            i += 3
-            continue
-        if char in "\"'":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        i += 1
-    return depth, quote if quote in ('"""', "'''") else None
-
-
-def field_lines(text: str) -> dict[str, int]:
-    """Map each field path of a TOML document to the 1-based line that writes it.
-
-    Paths are spelt as messages spell them: `id`, `code.path`, `prompts[1].answer`, `prompts[1].feedback[0]`
-    (a table's header line), `tests` (the first `[[tests]]`). Lines inside multi-line strings and arrays are
-    not mistaken for keys. The key "" holds the line where a value left open at the end of the file began.
-    """
-    lines: dict[str, int] = {}
-    counts: dict[str, int] = {}  # array of tables (with its parents' indices) -> entries seen so far
-    table = ""
-    depth, quote, opened = 0, None, 0
-    for number, line in enumerate(text.splitlines(), 1):
-        if depth > 0 or quote:
-            depth, quote = _scan_value(line, depth, quote)
-            continue
-        header = _HEADER_RE.match(line)
-        if header:
-            is_array = header.group(1) == "[["
-            parts = _key_parts(header.group(2))
-            path = ""
-            for i, part in enumerate(parts):
-                path = f"{path}.{part}" if path else part
-                if is_array and i == len(parts) - 1:
-                    index = counts.get(path, 0)
-                    counts[path] = index + 1
-                    lines.setdefault(path, number)
-                    path = f"{path}[{index}]"
-                elif path in counts:
-                    path = f"{path}[{counts[path] - 1}]"
-            table = path
-            lines.setdefault(table, number)
-            continue
-        key = _KEY_RE.match(line)
-        if key:
-            name = ".".join(_key_parts(key.group(1)))
-            lines.setdefault(f"{table}.{name}" if table else name, number)
-            depth, quote = _scan_value(line[key.end():], 0, None)
-            opened = number
-    if depth > 0 or quote:
-        lines[""] = opened
-    return lines
-
-
-def locate(lines: dict[str, int], field: str) -> int:
-    """Line of `field` in a `field_lines` map; else of the nearest enclosing table or key written; else 1."""
-    while field:
-        if field in lines:
-            return lines[field]
-        parent = _LAST_PART_RE.sub("", field)
-        field = "" if parent == field else parent
-    return 1
-
-
-def line_of_field(path: Path, field: str) -> int:
-    """Line of `field` (a path like `prompts[1].answer` or `edit[0].find`) in the TOML file at `path`."""
-    try:
-        return locate(field_lines(path.read_text(encoding="utf-8")), field)
-    except (OSError, UnicodeDecodeError):
-        return 1
-
-
-def rel(path: Path) -> str:
-    """Path relative to the repository, for messages."""
-    try:
-        return str(path.resolve().relative_to(REPO))
-    except ValueError:
-        return str(path)
-
-
-def _numbers(f: _Fields, key: str) -> tuple[float, ...]:
+def _numbers(f: Fields, key: str) -> tuple[float, ...]:
     value = f.table.get(key)
     if value is None:
         raise f.fail(key, "missing")
@@ -361,7 +42,7 @@ def _numbers(f: _Fields, key: str) -> tuple[float, ...]:
     return tuple(float(v) for v in items)
 
 
-def _file(f: _Fields, key: str, folder: Path, default: str) -> Path:
+def _file(f: Fields, key: str, folder: Path, default: str) -> Path:
     name = f.text(key, default)
     path = (folder / name).resolve()
     if not path.is_file():
@@ -369,25 +50,10 @@ def _file(f: _Fields, key: str, folder: Path, default: str) -> Path:
     return path
 
 
-def _read_toml(path: Path) -> _Fields:
-    """The parsed file as a _Fields over its top-level table, with the line of every field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ManifestError(f"{rel(path)}: file not found") from None
-    lines = field_lines(text)
-    try:
-        return _Fields(path, tomllib.loads(text), "", lines)
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        # "at end of document": an unterminated string or array; point at where it began
-        line = int(found.group(1)) if found else lines.get("", max(1, len(text.splitlines())))
-        raise ManifestError(f"{rel(path)}:{line}: invalid TOML: {exc}") from None
-
 
 def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
     """Load `mutants/<name>.toml`: which test must fail, why, and the edits to the reference."""
-    f = _read_toml(path)
+    f = read_toml(path)
     f.unknown({"fails", "description", "pitfall", "edit", "alike"})
     fails = f.text("fails")
     alike = f.get("alike", list, [], "a list of mutant names")
@@ -406,91 +72,42 @@ def load_mutant(path: Path, catalogue: set[str]) -> Mutant:
                   pitfall=f.text("pitfall"), edits=tuple(edits), alike=tuple(alike))
 
 
+
 _LOADED: dict[Path, tuple[tuple, Exercise]] = {}
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # what loaded a stored exercise
-
-
-def _signature(folder: Path) -> tuple:
-    """What `load` read, as the file system describes it: every file's path, size and modification time."""
-    out = []
-    root = str(folder)
-    for top, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        base = os.path.relpath(top, root).replace(os.sep, "/")
-        for name in files:
-            stat = os.stat(os.path.join(top, name))
-            out.append((name if base == "." else f"{base}/{name}", stat.st_size, stat.st_mtime_ns))
-    return tuple(sorted(out))
+_CODE = hashlib.sha256(b"".join(Path(__file__).with_name(n).read_bytes()
+                                for n in ("manifest.py", "model.py", "fields.py"))).hexdigest()  # what loaded it
 
 
 def load(folder: Path) -> Exercise:
     """Load and check one exercise folder. Raises ManifestError naming the file and field.
 
-    A folder whose files have not changed since it last loaded (same paths, sizes and modification times) gives
-    the same Exercise without being read again: a build loads every exercise several times (validation, the page
-    checks, the widgets), which at a hundred exercises cost seconds each time. Across processes, the Exercise
-    is kept on disk too (`_disk_cache`), with the signature and this file's code it was loaded with."""
+    A folder whose files have not changed since it last loaded gives the same Exercise without being read again,
+    in this process and, where there is a cache, across processes (course/store.py)."""
     folder = folder.resolve()
-    signature = _signature(folder)
+    signature = store.signature(folder)
     known = _LOADED.get(folder)
     if known and known[0] == signature:
         return known[1]
-    stored = _disk_cache(folder)
+    stored = store.disk_path(folder)
     stamp = (signature, _CODE)
-    exercise = _read_stored(stored, stamp)
+    exercise = store.read_stored(stored, stamp)
     if exercise is None:
         exercise = _load(folder)
-        _store(stored, stamp, exercise)
+        store.store(stored, stamp, exercise)
     _LOADED[folder] = (signature, exercise)
     return exercise
 
 
-def cache_folder() -> Path:
-    """The folder of what validation and the build remember between runs: TL_VALIDATE_CACHE, else
-    .cache/validate in this checkout."""
-    return Path(os.environ.get("TL_VALIDATE_CACHE") or REPO / ".cache" / "validate")
-
-
-def _disk_cache(folder: Path) -> Path | None:
-    """Where `folder`'s exercise is kept between processes, with what it was loaded from: in the validation
-    cache when TL_VALIDATE_CACHE names one, or for the checkout's own exercises once it has a .cache; None
-    elsewhere (an installed `ol`, a folder of a test)."""
-    if not os.environ.get("TL_VALIDATE_CACHE") and not ((REPO / ".cache").is_dir() and folder.is_relative_to(REPO)):
-        return None
-    return cache_folder() / "manifests" / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:32]}.pickle"
-
-
-def _read_stored(path: Path | None, stamp: tuple) -> Exercise | None:
-    """The stored exercise when it was loaded from the files as they are now, by this code; else None."""
-    try:
-        kept, exercise = pickle.loads(path.read_bytes()) if path else (None, None)
-    except Exception:  # noqa: BLE001 - unreadable, cut short, from another version: load the folder instead
-        return None
-    return exercise if kept == stamp and isinstance(exercise, Exercise) else None
-
-
-def _store(path: Path | None, stamp: tuple, exercise: Exercise) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps((stamp, exercise)))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs the next process a load
-
-
 def _load(folder: Path) -> Exercise:
     path = folder / "exercise.toml"
-    f = _read_toml(path)
+    f = read_toml(path)
     f.unknown({"id", "title", "kind", "page", "requires", "time_limit", "code", "tests", "prompts",
                "choices", "prompt_setup", "milestone", "used_by", "hints", "reveal"})
     slug = folder.name
     if not SLUG_RE.match(slug):
         raise ManifestError(f"{f.where('id')}: folder {rel(folder)}: name must be kebab-case, like e7-3")
     ident = f.text("id")
-    if not ID_RE.match(ident) or ident.lower().replace(".", "-") != slug:
+    if not ID_RE.match(ident) or slug_of(ident) != slug:
         raise f.fail("id", f"{ident!r} does not match the folder name {slug!r} (E7.3 lives in e7-3)")
     kind = f.text("kind")
     if kind not in KINDS:
@@ -527,7 +144,7 @@ def _load(folder: Path) -> Exercise:
     )
 
 
-def _used_by(f: _Fields, ident: str) -> tuple[UsedBy, ...]:
+def _used_by(f: Fields, ident: str) -> tuple[UsedBy, ...]:
     """`[[used_by]]`: the later exercises that build on this one (they may not be written yet)."""
     used_by = []
     for u in f.tables("used_by"):
@@ -544,7 +161,7 @@ def _used_by(f: _Fields, ident: str) -> tuple[UsedBy, ...]:
     return tuple(used_by)
 
 
-def _catalogue(f: _Fields) -> tuple[CatalogueEntry, ...]:
+def _catalogue(f: Fields) -> tuple[CatalogueEntry, ...]:
     """`[[tests]]`: the catalogue of hidden tests, non-empty, each name once."""
     catalogue = []
     for t in f.tables("tests"):
@@ -566,7 +183,7 @@ def _catalogue(f: _Fields) -> tuple[CatalogueEntry, ...]:
     return tuple(catalogue)
 
 
-def _prompts(f: _Fields) -> tuple[NumericPrompt, ...]:
+def _prompts(f: Fields) -> tuple[NumericPrompt, ...]:
     """`[[prompts]]`: the numeric prompts, with their known wrong answers."""
     prompts = []
     for i, p in enumerate(f.tables("prompts")):
@@ -586,7 +203,7 @@ def _prompts(f: _Fields) -> tuple[NumericPrompt, ...]:
     return tuple(prompts)
 
 
-def _choices(f: _Fields) -> tuple[Choice, ...]:
+def _choices(f: Fields) -> tuple[Choice, ...]:
     """`[[choices]]`: multiple-choice checks and predict-first questions, each with exactly one right option."""
     choices = []
     for i, c in enumerate(f.tables("choices")):
@@ -610,7 +227,7 @@ def _choices(f: _Fields) -> tuple[Choice, ...]:
     return tuple(choices)
 
 
-def _unique_prompt_ids(f: _Fields, prompts: tuple[NumericPrompt, ...], choices: tuple[Choice, ...]) -> None:
+def _unique_prompt_ids(f: Fields, prompts: tuple[NumericPrompt, ...], choices: tuple[Choice, ...]) -> None:
     """Prompt and choice ids share one namespace (a learner's answers are saved under them); a predict question
     a choice shows must exist."""
     ids = [f"prompts[{x.index}]" for x in prompts] + [f"choices[{x.index}]" for x in choices]
@@ -625,7 +242,7 @@ def _unique_prompt_ids(f: _Fields, prompts: tuple[NumericPrompt, ...], choices: 
                          f"no predict question with id {c.shows_prediction!r}")
 
 
-def _tests_file(f: _Fields, code: _Fields, folder: Path, path: Path, names: list[str]) -> Path:
+def _tests_file(f: Fields, code: Fields, folder: Path, path: Path, names: list[str]) -> Path:
     """The hidden test file, whose test functions are exactly the catalogue (every mismatch at its own line)."""
     slug = folder.name
     tests_file = _file(code, "tests", folder, "tests/test_" + slug.replace("-", "_") + ".py")
@@ -655,7 +272,7 @@ def _mutants(folder: Path, names: set[str]) -> tuple[Mutant, ...]:
 MAX_HINTS = 6
 
 
-def _hints(f: _Fields) -> tuple[str, ...]:
+def _hints(f: Fields) -> tuple[str, ...]:
     """`[[hints]]`: each a `text` in Markdown, from a nudge to the decisive idea, offered in this order."""
     hints = []
     for h in f.tables("hints"):
@@ -666,7 +283,7 @@ def _hints(f: _Fields) -> tuple[str, ...]:
     return tuple(hints)
 
 
-def _reveal(f: _Fields) -> int | None:
+def _reveal(f: Fields) -> int | None:
     """`reveal`: "after-pass", or a table `after-attempts = N` (N failed checks and every hint, then the
     reference can be shown). None when the exercise does not say (the course's default applies)."""
     value = f.table.get("reveal")
@@ -690,7 +307,7 @@ def course_defaults(root: Path) -> dict[str, Any]:
     path = root / COURSE_FILE
     if not path.is_file():
         return {}
-    f = _read_toml(path)
+    f = read_toml(path)
     f.unknown({"reveal"})
     return {"reveal_after": _reveal(f) or 0}
 
@@ -702,8 +319,8 @@ def test_definitions(tests_file: Path) -> dict[str, int]:
             for m in re.finditer(r"^def (test_\w+)\(", text, re.M)}
 
 
-def load_all(root: Path = EXERCISES, errors: list[str] | None = None) -> dict[str, Exercise]:
-    """Every exercise under `root`, keyed by slug, with `requires` checked to name real exercises.
+def load_all(root: Path = EXERCISES, errors: list[str] | None = None) -> Course:
+    """Every exercise under `root` as a Course (keyed by slug), with `requires` checked to name real exercises.
 
     Raises the first ManifestError; with an `errors` list, appends every problem's lines to it instead and
     returns the exercises that loaded cleanly (the validator reports all broken exercises in one go, and still
@@ -734,7 +351,7 @@ def load_all(root: Path = EXERCISES, errors: list[str] | None = None) -> dict[st
             for i, req in enumerate(ex.requires):
                 if req in by_id:
                     continue
-                slug = req.lower().replace(".", "-")
+                slug = slug_of(req)
                 if slug in broken:  # its own error says why; this one only says what it stops
                     problem = f"{req} did not load, so {ex.id} is not validated either"
                 else:
@@ -767,42 +384,9 @@ def load_all(root: Path = EXERCISES, errors: list[str] | None = None) -> dict[st
             found[slug] = replace(ex, reveal_after=defaults.get("reveal_after", 0))
     if errors is not None:
         errors.extend(dict.fromkeys(problems))  # a cycle is found from each of its members; say it once
-    return found
+    return Course(found, root)
 
 
-def dependency_order(ex: Exercise, by_id: dict[str, Exercise]) -> list[Exercise]:
-    """Transitive dependencies of `ex`, deepest first (M07.6 -> [M06.3, M07.1])."""
-    order: list[Exercise] = []
-    stack: list[str] = []
-
-    def visit(e: Exercise) -> None:
-        if e.id in stack:
-            raise ManifestError(f"{rel(e.manifest)}:{line_of_field(e.manifest, 'requires')}: requires: "
-                                f"dependency cycle {' -> '.join(stack + [e.id])}")
-        stack.append(e.id)
-        for r in e.requires:
-            dep = by_id[r]
-            if dep not in order:
-                visit(dep)
-                order.append(dep)
-        stack.pop()
-
-    visit(ex)
-    return order
-
-
-def check_order(ex: Exercise, by_id: dict[str, Exercise]) -> list[Exercise]:
-    """The order in which the dependency rule looks at what `ex` builds on, the one order of `ol check` and the
-    page (course/records.py ships it as `checkOrder`): its own `requires` first, in dependency order, then the
-    transitive ones nearest first. M07.6 asks for M07.1, and M07.1's own check will then ask for M06.3."""
-    deps = dependency_order(ex, by_id)
-    return [d for d in deps if d.id in ex.requires] + [d for d in reversed(deps) if d.id not in ex.requires]
-
-
-def find(key: str, exercises: dict[str, Exercise]) -> Exercise:
-    """Look an exercise up by id or slug, in any case (`M07.6`, `m07.6`, `m07-6`)."""
-    slug = key.strip().lower().replace(".", "-")
-    if slug in exercises:
-        return exercises[slug]
-    known = ", ".join(sorted(e.id for e in exercises.values()))
-    raise KeyError(f"unknown exercise {key!r} (known: {known})")
+def find(key: str, exercises: Mapping[str, Exercise]) -> Exercise:
+    """Look an exercise up by id or slug, in any case (`M07.6`, `m07.6`, `m07-6`): Course.find."""
+    return Course.of(exercises).find(key)

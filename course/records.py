@@ -15,23 +15,25 @@ that reads them.
 """
 from __future__ import annotations
 
-from .manifest import Exercise, check_order, dependency_order
+from typing import Mapping
+
+from .exercises import Course
+from .model import Exercise
 
 
-def _requires(ex: Exercise, exercises: dict[str, Exercise]) -> list[str]:
+def _requires(ex: Exercise, exercises: Mapping[str, Exercise]) -> list[str]:
     """Every exercise `ex` builds on, transitively, as slugs, deepest first (`ol check`'s order)."""
-    return [d.slug for d in dependency_order(ex, {e.id: e for e in exercises.values()})]
+    return [d.slug for d in Course.of(exercises).dependencies(ex)]
 
 
-def _direct_requires(ex: Exercise, exercises: dict[str, Exercise]) -> list[str]:
+def _direct_requires(ex: Exercise, exercises: Mapping[str, Exercise]) -> list[str]:
     """The exercises `ex` names in its own `requires`, as slugs."""
-    by_id = {e.id: e for e in exercises.values()}
-    return [by_id[r].slug for r in ex.requires]
+    return [d.slug for d in Course.of(exercises).requirements(ex)]
 
 
-def _check_order(ex: Exercise, exercises: dict[str, Exercise]) -> list[str]:
-    """What `ex` builds on, as slugs, in the order the dependency rule looks at them (manifest.check_order)."""
-    return [d.slug for d in check_order(ex, {e.id: e for e in exercises.values()})]
+def _check_order(ex: Exercise, exercises: Mapping[str, Exercise]) -> list[str]:
+    """What `ex` builds on, as slugs, in the order the dependency rule looks at them (Course.check_order)."""
+    return [d.slug for d in Course.of(exercises).check_order(ex)]
 
 
 def status(ex: Exercise) -> dict:

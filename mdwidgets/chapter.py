@@ -5,7 +5,7 @@ import xml.etree.ElementTree as etree
 
 from pymdownx.blocks.block import type_any
 
-from course import records
+from course import manifest, records
 from mdwidgets.base import _json_script
 from mdwidgets.course import NOT_STARTED, _CourseBlock, _sub
 
@@ -24,7 +24,7 @@ class Chapter(_CourseBlock):
 
     def create(self, parent: etree.Element) -> etree.Element:
         chapter = self.chapter
-        by_id = {e.id: e for e in self.exercises().values()}
+        by_id = manifest.Course.of(self.exercises()).by_id
         written = [by_id.get(lesson) for lesson in chapter.lessons]
         root = _sub(parent, "div", class_="tl-chapter", data_chapter=chapter.id)
         self.intro = _sub(root, "div", class_="tl-chapter-intro")

@@ -24,18 +24,19 @@ class Node:
 
 def module_graph(exercises: dict[str, manifest.Exercise], milestone: str) -> tuple[list[Node], list[str]]:
     """The map's nodes in dependency order (deepest first), and the ids of the milestone's members."""
-    by_id = {e.id: e for e in exercises.values()}
-    members = sorted(e.id for e in exercises.values() if e.milestone == milestone)
+    course = manifest.Course.of(exercises)
+    members = sorted(e.id for e in course.values() if e.milestone == milestone)
     live = set(members)
     for ident in members:
-        live.update(d.id for d in manifest.dependency_order(by_id[ident], by_id))
+        live.update(d.id for d in course.dependencies(course.by_id[ident]))
     live.update(e.id for e in exercises.values() if set(e.requires) & set(members))
     later: dict[str, Node] = {}
     for ident in sorted(live):
-        for user in by_id[ident].used_by:
-            if user.id not in by_id:
+        for user in course.by_id[ident].used_by:
+            if user.id not in course.by_id:
                 old = later.get(user.id)
                 later[user.id] = Node(user.id, "", (old.needs if old else ()) + (ident,), how=user.how)
+    by_id = course.by_id
     nodes = [Node(i, by_id[i].title, tuple(r for r in by_id[i].requires if r in live), by_id[i]) for i in live]
     nodes += list(later.values())
     order = {ident: i for i, ident in enumerate(later)}  # later ones keep the order their manifest lists them in
@@ -78,7 +79,7 @@ class ModuleMap(_CourseBlock):
         self.body = _sub(gate, "div", class_="tl-gate-body")
         _sub(gate, "p", f"Opens when all {len(members)} of its modules pass: {', '.join(members)}.",
              class_="tl-gate-count")
-        by_id = {e.id: e for e in exercises.values()}
+        by_id = manifest.Course.of(exercises).by_id
         _json_script(root, {
             "milestone": self.milestone, "members": [by_id[m].slug for m in members],
             "nodes": [records.status(n.exercise) for n in nodes if n.exercise],

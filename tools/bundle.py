@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Mapping
 
 from authoring import validate
-from course import manifest, records
+from course import known, manifest, records
 from tools import build_outputs
 
 # The judge's files as the worker imports them: bridge.py (the worker's entry points), judge.py and the checker
@@ -29,7 +29,7 @@ def judge_files() -> list[str]:
 def write(dest: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[str, list[dict]] | None = None) -> list[str]:
     """Write `exercises/<slug>.json`, `exercises/index.json` and the judge's zip (tools/build_outputs.py JUDGE_ZIP)
     under `dest`, for the exercise folders under `root`. The JSON is course/records.py's, the one serialiser of an
-    exercise's browser view; `mistakes` (slug -> known mistakes, from validation: `known_mistakes`) go into the
+    exercise's browser view; `mistakes` (slug -> known mistakes, from validation: `known_mistakes`, course/known.py) go into the
     bundles."""
     exercises = manifest.load_all(root)
     out = dest / "exercises"
@@ -54,10 +54,10 @@ def known_mistakes(root: Path, cache: Path) -> dict[str, list[dict]]:
     exercises = manifest.load_all(root)
     found = {}
     for slug, ex in sorted(exercises.items()):
-        known = validate.recorded_mistakes(ex, exercises, cache)
-        if known is None:
+        mistakes = known.recorded(ex, exercises, cache)
+        if mistakes is None:
             raise LookupError(f"{manifest.rel(ex.folder)}: no clean validation of its files as they are now in "
                               f"{manifest.rel(cache)}, so its known mistakes are unknown; validate first "
                               f"(`python -m authoring validate --cache {manifest.rel(cache)}`)")
-        found[slug] = known
+        found[slug] = mistakes
     return found

@@ -7,7 +7,7 @@ A learner who keeps their own repository installs `ol` from the site itself:
 so the built site carries, under `simple/`, a PEP 503 index with one project, `tinyllm-ol`, and its wheel. The
 wheel holds exactly what a learner runs (`learner_modules`: the judge, `checker/`, the same files the browser runs;
 the command line, `ol/`; of `course/` what `ol` imports) and everything `ol` needs of every exercise (manifest, starter, reference, hidden tests, contract and spec files; not the mutants) under
-`ol/course/exercises/`, plus `ol/course/build.json` naming the build. numpy and pytest come from the
+`ol/course/exercises/`, plus `ol/course/build.json` naming the build (ol/layout.py). numpy and pytest come from the
 usual index, pinned as in pyproject.toml, so a verdict is the same as in a checkout.
 
 The wheel is written with zipfile, not by a build backend: the build must run offline, and a fixed date on every
@@ -31,8 +31,8 @@ import zipfile
 from pathlib import Path
 from typing import Mapping
 
-from course import manifest
-from ol import exchange
+from course import known, manifest
+from ol import exchange, layout
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT = "tinyllm-ol"
@@ -53,9 +53,6 @@ def _commit_time() -> int:
         return 0
 
 
-MISTAKES = "mistakes.json"  # beside each exercise's manifest in the wheel: its known mistakes (checker/diagnosis.py)
-
-
 def course_files(root: Path, mistakes: Mapping[str, list[dict]] | None = None) -> dict[str, bytes]:
     """Archive name -> bytes of the exercise data `ol` reads, for every exercise folder under `root`: the course's
     defaults (course.toml), and per exercise its files and, from `mistakes` (slug -> known mistakes, validation's),
@@ -63,14 +60,14 @@ def course_files(root: Path, mistakes: Mapping[str, list[dict]] | None = None) -
     exercises = manifest.load_all(root)
     files = {}
     if (root / manifest.COURSE_FILE).is_file():
-        files[f"ol/course/exercises/{manifest.COURSE_FILE}"] = (root / manifest.COURSE_FILE).read_bytes()
+        files[layout.archive_name(layout.EXERCISES_DIR, manifest.COURSE_FILE)] = (root / manifest.COURSE_FILE).read_bytes()
     for ex in sorted(exercises.values(), key=lambda e: e.slug):
         for path in sorted(ex.folder.rglob("*")):
             rel = path.relative_to(ex.folder)
             if path.is_file() and not (set(rel.parts) & SKIPPED_PARTS) and path.suffix != ".pyc":
-                files[f"ol/course/exercises/{ex.slug}/{rel.as_posix()}"] = path.read_bytes()
+                files[layout.archive_name(layout.EXERCISES_DIR, ex.slug, rel.as_posix())] = path.read_bytes()
         if mistakes is not None:
-            files[f"ol/course/exercises/{ex.slug}/{MISTAKES}"] = (
+            files[layout.archive_name(layout.EXERCISES_DIR, ex.slug, known.MISTAKES_FILE)] = (
                 json.dumps(mistakes.get(ex.slug, []), indent=1, ensure_ascii=False) + "\n").encode()
     return files
 
@@ -132,8 +129,7 @@ def build(out: Path, root: Path = manifest.EXERCISES, site_url: str = "",
     """Write the wheel into `out` (created) and return its path."""
     payload = {**code_files(), **course_files(root, mistakes)}
     version = version_of(payload)
-    payload["ol/course/build.json"] = json.dumps(
-        {"course": COURSE, "version": version, "site": site_url}, indent=1).encode() + b"\n"
+    payload[layout.archive_name(layout.BUILD_INFO)] = layout.build_info_bytes(COURSE, version, site_url)
     info = f"{DIST}-{version}.dist-info"
     requires = "".join(f"Requires-Dist: {d}\n" for d in dependencies())
     meta = {

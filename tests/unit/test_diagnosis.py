@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from authoring import validate
+from course import known as known_mistakes  # noqa: E402
 from checker import diagnosis, judge
 from course import manifest  # noqa: E402
 
@@ -164,7 +165,7 @@ def test_leave_one_out_over_the_course(course_prints, capsys):
     exercises = manifest.load_all()
     table = []
     for slug, ex in sorted(exercises.items()):
-        mistakes = validate.known_mistakes(ex, course_prints[slug])
+        mistakes = known_mistakes.from_prints(ex, course_prints[slug])
         assert len(mistakes) == len(ex.mutants), f"{slug}: a mutant without a fingerprint"
         tally = {"none": 0, "right": 0, "wrong": 0}
         for m in mistakes:
@@ -194,4 +195,4 @@ def test_the_starters_get_no_diagnosis(course_prints, tmp_path):
         deps = validate.dependency_files(ex, exercises)
         result = validate.run_solution(ex, ex.starter.read_text(encoding="utf-8"), deps, str(tmp_path))
         assert result["status"] != "passed"
-        assert diagnosis.diagnose(result, validate.known_mistakes(ex, course_prints[slug])) == [], slug
+        assert diagnosis.diagnose(result, known_mistakes.from_prints(ex, course_prints[slug])) == [], slug

@@ -21,7 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from course import manifest  # noqa: E402
+from course import known, manifest  # noqa: E402
 from authoring.validate import apply_mutant  # noqa: E402
 
 LESSON_FILE = "python/fixture/lessons/stats.py"
@@ -505,7 +505,7 @@ def help_root(tmp_path_factory) -> Path:
     (report,), errors = validate.validate_all(root=root, runs=1, jobs=1)
     assert errors == []
     ex = manifest.load(root / "t1-1")
-    (root / "t1-1" / "mistakes.json").write_text(json.dumps(validate.known_mistakes(ex, report.prints)))
+    (root / "t1-1" / "mistakes.json").write_text(json.dumps(known.from_prints(ex, report.prints)))
     return root
 
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPO))
 
 from checker import judge
 from course import manifest
-from ol import cli  # noqa: E402
+from ol import commands  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
 
@@ -38,7 +38,7 @@ def judged(ex: manifest.Exercise, source: str, tmp_path: Path) -> dict:
 
 
 def reported(ex, exercises, result, tmp_path, capsys) -> tuple[int, str]:
-    code = cli.report(ex, exercises, result, tmp_path, b"", False)
+    code = commands.report(ex, exercises, result, tmp_path, b"", False)
     return code, " ".join(capsys.readouterr().out.split())
 
 
@@ -49,7 +49,7 @@ def rows(ex: manifest.Exercise, *outcomes: str) -> list[dict]:
 def test_a_file_that_does_not_import(lesson, exercises, tmp_path, capsys):
     result = judged(lesson, "def mean(x):\n    return (\n", tmp_path)
     code, out = reported(lesson, exercises, result, tmp_path, capsys)
-    assert code == cli.FAILED
+    assert code == commands.FAILED
     assert f"your file {lesson.learner_path} did not run, so none of the {len(lesson.catalogue)}" in out
     assert "SyntaxError" in out
 
@@ -76,7 +76,7 @@ def test_hidden_tests_that_cannot_be_collected(lesson, exercises, tmp_path, caps
                          workdir=str(tmp_path), names=lesson.test_names())
     assert result["phase"] == "collect"
     code, out = reported(lesson, exercises, result, tmp_path, capsys)
-    assert code == cli.FAILED
+    assert code == commands.FAILED
     assert "the hidden tests could not be loaded against your file: ImportError: cannot import name 'not_there'" in out
 
 
@@ -85,7 +85,7 @@ def test_tampering_is_explained(lesson, exercises, tmp_path, capsys):
     result = {"status": "error", "phase": "tampered", "tainted": "during", "stdout": "",
               "tests": rows(lesson, *["error"] * n), "traceback": "Your code replaced parts of the checking machinery (math.floor).\n"}
     code, out = reported(lesson, exercises, result, tmp_path, capsys)
-    assert code == cli.FAILED and "replaced parts of the checking machinery (math.floor)" in out
+    assert code == commands.FAILED and "replaced parts of the checking machinery (math.floor)" in out
 
 
 @pytest.mark.parametrize("outcomes, said", [

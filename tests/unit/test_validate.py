@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from authoring import validate
+from course import known  # noqa: E402
 from course import manifest  # noqa: E402
 from course.manifest import ManifestError, rel  # noqa: E402
 
@@ -96,17 +97,17 @@ def test_the_cache_key_follows_the_judge_and_the_runtimes_releases(tmp_path, mon
     them all, so a new judge or a new numpy revalidates every exercise."""
     exercises = manifest.load_all(FIXTURES)
     ex = exercises["t01-1"]
-    before = validate.content_hash(ex, exercises)
-    assert validate.content_hash(ex, exercises) == before, "the same inputs, the same key"
-    monkeypatch.setattr(validate, "_versions", lambda: "numpy==0.0 pytest==0.0")
-    assert validate.content_hash(ex, exercises) != before
+    before = known.content_hash(ex, exercises)
+    assert known.content_hash(ex, exercises) == before, "the same inputs, the same key"
+    monkeypatch.setattr(known, "_versions", lambda: "numpy==0.0 pytest==0.0")
+    assert known.content_hash(ex, exercises) != before
     monkeypatch.undo()
     judge_copy = tmp_path / "checker"
-    shutil.copytree(Path(validate.judge.__file__).parent, judge_copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(validate.judge, "__file__", str(judge_copy / "judge.py"))
-    assert validate.content_hash(ex, exercises) == before, "a copy of the judge, byte for byte"
+    shutil.copytree(Path(known.checker.__file__).parent, judge_copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(known.checker, "__file__", str(judge_copy / "__init__.py"))
+    assert known.content_hash(ex, exercises) == before, "a copy of the judge, byte for byte"
     (judge_copy / "judge.py").write_text((judge_copy / "judge.py").read_text() + "\n# changed\n")
-    assert validate.content_hash(ex, exercises) != before
+    assert known.content_hash(ex, exercises) != before
 
 
 # --- mutants ---------------------------------------------------------------------------------------------------------
