@@ -70,7 +70,7 @@ serve-isolated: build ## same, with cross-origin isolation headers (Stop interru
 	$(PY) -m authoring.serve --port $(PORT) --isolate
 
 validate: setup-python ## every exercise and page: reference passes (5 runs), starter fails, mutants caught, prompts agree
-	$(PY) -m authoring validate --cache $${TL_VALIDATE_CACHE:-.cache/validate} $(EX)
+	$(PY) -m authoring validate $(EX) --cache
 
 preview: setup bundle ## live preview on http://127.0.0.1:$(PORT)/: rebuilds on every change, shows build errors
 	$(PY) -m authoring.preview --port $(PORT)
@@ -117,7 +117,7 @@ setup-zensical: .venv-zensical/.installed
 
 # The same steps as `make build`'s hook, around Zensical instead of MkDocs (tools/zensical_build.py says why each).
 build-zensical: setup bundle setup-zensical ## the site built by Zensical (pinned), into build/zensical/site
-	$(PY) -m authoring validate --cache $${TL_VALIDATE_CACHE:-.cache/validate}
+	$(PY) -m authoring validate --cache
 	$(ZPY) -m tools.zensical_build
 	$(PY) -m tools.site_steps post-build $(ZENSICAL_SITE) --config mkdocs.yml
 

@@ -41,7 +41,7 @@ def check_pages(args: argparse.Namespace, root: Path, page_args: list[str]) -> i
         exercises = manifest.load_all(course.exercises, [])
         only = {Path(p).resolve().relative_to(course.docs).as_posix() if Path(p).resolve().is_relative_to(course.docs)
                 else p for p in page_args}
-        only |= {e.page for key in args.ids for e in [exercises.get(key.strip().lower().replace(".", "-"))] if e}
+        only |= {e.page for key in args.ids for e in [exercises.get(manifest.slug_of(key))] if e}
     errors = pages.check(config, only)
     checked = "every page" if only is None else f"{len(only)} page{'s' if len(only) != 1 else ''}"
     print(f"pages: {'FAILED' if errors else 'ok'} ({checked} of {manifest.rel(config)})")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import re
 import statistics
@@ -34,7 +33,7 @@ from pathlib import Path
 
 from checker import diagnosis, isolation, judge
 from checker.isolation import purge, top_modules, write_tree
-from course import known, manifest
+from course import known, manifest, numeric
 from course.exercises import Course
 from course.known import DEFAULT_RUNS, IN_PYODIDE
 from course.manifest import Exercise, ManifestError, Mutant, rel
@@ -247,9 +246,9 @@ def _numbers(value) -> list[float] | None:
 
 
 def _close(got, want: tuple[float, ...], tol: float) -> bool:
+    """Whether the reference's value counts as the author's answer by the rule the page grades learners by."""
     values = _numbers(got)
-    return values is not None and len(values) == len(want) and all(
-        math.isclose(g, w, rel_tol=tol, abs_tol=tol) for g, w in zip(values, want))
+    return values is not None and numeric.all_close(values, want, tol)
 
 
 def check_prompts(ex: Exercise, deps: dict[str, str], report: Report) -> None:
@@ -702,8 +701,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID", help="exercises to validate, by id or folder name "
                         "(E7.3, e7-3); default: all")
     parser.add_argument("--json", action="store_true", help="print the outcomes, timings and problems as JSON")
-    parser.add_argument("--cache", type=Path, metavar="DIR", help="skip exercises whose files validated cleanly "
-                        "before (a content-hash cache; the build uses .cache/validate)")
+    parser.add_argument("--cache", type=Path, metavar="DIR", nargs="?", const=manifest.cache_folder(),
+                        help="skip exercises whose files validated cleanly before (a content-hash cache); "
+                        "without DIR, the checkout's (course/store.py cache_folder: $TL_VALIDATE_CACHE, else "
+                        ".cache/validate), which the build uses")
     parser.add_argument("--jobs", type=int, metavar="N", help="processes at a time (default: one per CPU core)")
     parser.add_argument("--runs", type=int, metavar="N", default=DEFAULT_RUNS, help="runs of each reference "
                         f"suite, each in a fresh process, to find flaky tests (default: {DEFAULT_RUNS})")

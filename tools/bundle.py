@@ -58,6 +58,6 @@ def known_mistakes(root: Path, cache: Path) -> dict[str, list[dict]]:
         if mistakes is None:
             raise LookupError(f"{manifest.rel(ex.folder)}: no clean validation of its files as they are now in "
                               f"{manifest.rel(cache)}, so its known mistakes are unknown; validate first "
-                              f"(`python -m authoring validate --cache {manifest.rel(cache)}`)")
+                              f"(`python -m authoring validate --cache`)")
         found[slug] = mistakes
     return found

@@ -94,9 +94,17 @@ export function parseAnswer(input, expected = 1) {
   return { error: `Expected ${expected} number${expected === 1 ? "" : "s"}, read ${got}.` };
 }
 
-/** True when `value` is within `tolerance` of `target`, relative for large targets. */
+/** The floor of every tolerance: a tolerance of 0 still forgives the last bits of a float sum. */
+export const FLOOR = 1e-12;
+
+/**
+ * True when `value` counts as `target`: within `tolerance`, relative for targets larger than 1; a target that is
+ * not finite only by itself. The one rule, written in Python as course/numeric.py `close` (validation proves the
+ * author's answers by it); both are held to tests/fixtures/numeric/cases.json.
+ */
 export function close(value, target, tolerance) {
-  return Math.abs(value - target) <= Math.max(tolerance, 1e-12) * Math.max(1, Math.abs(target));
+  if (!Number.isFinite(target)) return value === target;
+  return Math.abs(value - target) <= Math.max(tolerance, FLOOR) * Math.max(1, Math.abs(target));
 }
 
 /**
