@@ -1,9 +1,9 @@
 """The course as one value: every exercise under a folder, by slug and by id, and the order of what each builds on.
 
-    course = manifest.load_all()         # a Course (exercises/), raising the first ManifestError
-    course.find("m07.6")                 # by id or slug, in any case
-    course.by_id["M07.6"]
-    course.check_order(course.find("M07.6"))
+    exercises = manifest.load_all()      # a Course (exercises/), raising the first ManifestError
+    exercises.find("m07.6")              # by id or slug, in any case
+    exercises.by_id["M07.6"]
+    exercises.check_order(exercises.find("M07.6"))
 
 A Course is a read-only mapping of slug -> Exercise (in slug order), so it goes wherever the exercises do. What an
 exercise builds on is worked out here and nowhere else: the build's records, validation, the widgets and `ol` all
