@@ -9,15 +9,17 @@ exercise's files as they are now, else none.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
 import checker
 from checker import diagnosis
 from course.exercises import Course
-from course.model import Exercise
+from course.model import Exercise, Mutant
 from course.store import REPO, cache_folder
 
 IN_PYODIDE = sys.platform == "emscripten"
@@ -60,8 +62,133 @@ def stamp_path(cache: Path, ex: Exercise, course: Course, runs: int = DEFAULT_RU
 
 
 def from_prints(ex: Exercise, prints: dict[str, list[str] | None]) -> list[dict]:
-    """Every mutant of `ex` that has a fingerprint, as checker/diagnosis.py's known mistake, in mutant order."""
-    return [diagnosis.known(m.name, m.pitfall, prints[m.name]) for m in ex.mutants if prints.get(m.name)]
+    """Every mutant of `ex` that has a fingerprint, as checker/diagnosis.py's known mistake, in mutant order: with
+    the test it must fail, its core tests (`core_tests`), and the pitfalls of the mutants that fail every test
+    exactly alike."""
+    found = [m for m in ex.mutants if prints.get(m.name)]
+    same = diagnosis.same_evidence([(m.name, m.pitfall, prints[m.name]) for m in found])
+    core = core_tests(ex, found, prints)
+    return [diagnosis.known(m.name, m.pitfall, prints[m.name], m.fails, core[m.name], same[m.name])
+            for m in found]
+
+
+def core_tests(ex: Exercise, mutants: list[Mutant], prints: dict[str, list[str] | None]) -> dict[str, list[str]]:
+    """For each mutant, the tests that examine the code its mistake is in, whatever the learner's code looks like:
+    its own test; every test that calls nothing of the learner's but what the line it fails on in its own test
+    calls (`test_calls`; `sol.rejection_accept(...)` at line 197 makes `rejection_accept` its home); and the tests
+    of the other mutants whose edits change the same function of the reference."""
+    reference = ex.reference.read_text(encoding="utf-8")
+    spans = function_spans(reference)
+    source = ex.tests_file.read_text(encoding="utf-8")
+    calls = test_calls(source, reference)
+    where = {m.name: set(edited_functions(reference, m, spans)) for m in mutants}
+    found = {}
+    for m in mutants:
+        line = failing_line(prints.get(m.name) or (), m.fails)
+        home = line_calls(source, reference, line) if line else set()
+        home = home or calls.get(m.fails, set())
+        tests = {m.fails} | {t for t, called in calls.items() if home and called and called <= home}
+        tests |= {o.fails for o in mutants if where[o.name] & where[m.name]}
+        found[m.name] = sorted(tests)
+    return found
+
+
+CASE_LINE = re.compile(r"^(?:\[[^\]]*\])?(?:setup )?(\d+)")
+
+
+def failing_line(prints: list[str], test: str) -> int:
+    """The line of the hidden test file where `test` failed in a fingerprint (the first of its case), or 0."""
+    for row in prints:
+        name, _, rest = row.partition(" ")
+        if name == test:
+            found = CASE_LINE.match(rest.partition(" ")[2])
+            return int(found.group(1)) if found else 0
+    return 0
+
+
+def test_calls(tests_source: str, reference: str) -> dict[str, set[str]]:
+    """Each test function of a hidden test file -> the names of the learner's module it uses, directly or through
+    the test file's own helpers: a function or class by name (`sample_categorical(...)`, `PCG32(...)`), or a
+    method or module attribute whose name the reference defines (`gen.uniform()`, `sol.residual`)."""
+    calls = _Calls(tests_source, reference)
+    return {name: calls.of(node) for name, node in calls.helpers.items() if name.startswith("test_")}
+
+
+def line_calls(tests_source: str, reference: str, line: int) -> set[str]:
+    """What the statement at `line` of a hidden test file calls of the learner's module (as `test_calls`)."""
+    calls = _Calls(tests_source, reference)
+    statements = [n for n in ast.walk(calls.tree) if isinstance(n, ast.stmt)
+                  and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While,
+                                         ast.With, ast.If, ast.Try))
+                  and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    found: set[str] = set()
+    for statement in statements:
+        found |= calls.of(statement)
+    return found
+
+
+class _Calls:
+    """Calls of the learner's module in a hidden test file, helpers followed."""
+
+    def __init__(self, tests_source: str, reference: str):
+        self.tree = ast.parse(tests_source)
+        self.defined = {name.rpartition(".")[2] for _, _, name in function_spans(reference)}
+        self.defined |= {n.name for n in ast.walk(ast.parse(reference)) if isinstance(n, ast.ClassDef)}
+        self.helpers = {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.reached: dict[str, set[str]] = {}
+
+    def of(self, node: ast.AST, seen: frozenset = frozenset()) -> set[str]:
+        """The learner's names `node` uses (called, or handed on: `counts_of(sol.speculative_step, ...)`)."""
+        names = set()
+        for ref in ast.walk(node):
+            name = ref.id if isinstance(ref, ast.Name) else ref.attr if isinstance(ref, ast.Attribute) else ""
+            if not name or not isinstance(getattr(ref, "ctx", None), ast.Load):
+                continue
+            if name in self.helpers and not name.startswith("test_"):
+                if name not in seen:
+                    names |= self.helper(name, seen)
+            elif name in self.defined:
+                names.add(name)
+        return names
+
+    def helper(self, name: str, seen: frozenset) -> set[str]:
+        if name not in self.reached:
+            self.reached[name] = self.of(self.helpers[name], seen | {name})
+        return self.reached[name]
+
+
+def function_spans(source: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every function and method of a module (`Class.method`), the
+    innermost last."""
+    spans: list[tuple[int, int, str]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    spans.append((child.lineno, child.end_lineno or child.lineno, name))
+                visit(child, name + ".")
+
+    visit(ast.parse(source), "")
+    return spans
+
+
+def edited_functions(source: str, mutant: Mutant, spans: list[tuple[int, int, str]]) -> list[str]:
+    """The innermost function (qualified) around each edit of `mutant` in the reference `source`; "<module>" for an
+    edit outside every function (a constant)."""
+    found = []
+    for edit in mutant.edits:
+        at = source.find(edit.find)
+        if at < 0:
+            continue
+        first = source.count("\n", 0, at) + 1
+        last = first + edit.find.count("\n")
+        inside = [name for lo, hi, name in spans if lo <= first and last <= hi]
+        name = inside[-1] if inside else "<module>"
+        if name not in found:
+            found.append(name)
+    return found
 
 
 def recorded(ex: Exercise, course: Course, cache: Path | None = None) -> list[dict] | None:
