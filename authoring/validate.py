@@ -409,9 +409,10 @@ def _child_env() -> dict[str, str]:
     return isolation.child_environment([str(Path(__file__).resolve().parent.parent)])
 
 
-def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) -> dict:
-    """Run one job in a fresh interpreter (forked by `server` when there is one, else started afresh); a child
-    that dies or hangs gives {"crash": why}, never an exception."""
+def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None, child: str = _CHILD) -> dict:
+    """Run one job in a fresh interpreter (forked by `server` when there is one, else started afresh by the code
+    `child`, which runs the job of its folder: this module's by default, authoring/corpus.py's for the corpus);
+    a child that dies or hangs gives {"crash": why}, never an exception."""
     with tempfile.TemporaryDirectory(prefix="tl-validate-", ignore_cleanup_errors=True) as tmp:
         Path(tmp, "job.json").write_text(json.dumps(spec), encoding="utf-8")
         code, stderr = None, b""
@@ -422,7 +423,7 @@ def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) 
                 server = None
         if not server:
             try:
-                proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], cwd=tmp, env=_child_env(),
+                proc = subprocess.run([sys.executable, "-c", child, tmp], cwd=tmp, env=_child_env(),
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                       timeout=timeout)
                 code, stderr = proc.returncode, proc.stderr
@@ -559,8 +560,9 @@ def content_hash(ex: Exercise, exercises: dict[str, Exercise], runs: int = DEFAU
     h = hashlib.sha256(f"runs={runs}\0{sys.version}\0{_versions()}\0".encode())
     by_id = {e.id: e for e in exercises.values()}
     folders = [ex.folder] + [d.folder for d in manifest.dependency_order(ex, by_id)]
+    # Not the diagnosis corpus (authoring/corpus.py): it is no input of validation.
     sources = [(f"{f.name}/{p.relative_to(f)}", p) for f in folders for p in sorted(f.rglob("*"))
-               if p.is_file() and "__pycache__" not in p.parts]
+               if p.is_file() and "__pycache__" not in p.parts and p.relative_to(f).parts[0] != "alternatives"]
     for package in (Path(judge.__file__).parent, Path(__file__).parent):
         sources += [(f"{package.name}/{p.name}", p) for p in sorted(package.glob("*.py"))]
     for name, path in sources:
