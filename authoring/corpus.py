@@ -42,7 +42,7 @@ from pathlib import Path
 
 from checker import diagnosis
 from course import manifest
-from course.manifest import Edit, Exercise, ManifestError, Mutant, NAME_RE, rel
+from course.manifest import NAME_RE, Edit, Exercise, ManifestError, Mutant, rel
 
 from . import validate
 
@@ -273,7 +273,7 @@ class Outcome:
     records: list[Record] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     mutants: dict[str, dict] = field(default_factory=dict)  # mutant name -> check result, when asked for
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time of loading and judging the exercise's corpus
 
 
 def _sources(ex: Exercise, corpus: Corpus, with_mutants: bool) -> list[tuple[str, str]]:
@@ -378,9 +378,6 @@ def _failures(ex: Exercise, alt: Alternative, result: dict) -> list[str]:
 
 # ---- what today's diagnosis says of it ----------------------------------------------------------------------------
 
-VERDICTS = ("right", "wrong", "silent")
-
-
 def known_mistakes(ex: Exercise, exercises: dict[str, Exercise], outcome: Outcome,
                    cache: Path | None) -> tuple[list[dict], str]:
     """The exercise's known mistakes (checker/diagnosis.py) and where they come from: validation's record of its
@@ -388,6 +385,9 @@ def known_mistakes(ex: Exercise, exercises: dict[str, Exercise], outcome: Outcom
     recorded = validate.recorded_mistakes(ex, exercises, cache) if cache else None
     if recorded is not None:
         return recorded, "validation's cache"
+    if ex.mutants and not outcome.mutants:
+        raise ValueError(f"{ex.id}: no validation in {cache} matches its files, and its mutants were not judged "
+                         f"with the corpus (run(..., with_mutants=True))")
     prints = {name: diagnosis.fingerprint(result) for name, result in outcome.mutants.items()}
     return validate.known_mistakes(ex, prints), "mutants judged here"
 
@@ -425,13 +425,6 @@ def _table(header: list[str], rows: list[list[object]]) -> str:
     return "\n".join(lines)
 
 
-def _diagnosis_rows(label: str, verdicts: list[str], alone: int) -> list[object]:
-    n = len(verdicts)
-    pct = (lambda k: f"{k} ({100 * k / n:.0f}%)") if n else str
-    return [label, n, pct(verdicts.count("right")), alone, pct(verdicts.count("wrong")),
-            pct(verdicts.count("silent"))]
-
-
 def _named(entry: dict) -> str:
     """A diagnosis entry in a line: its page pitfall's number, or its mutants."""
     mutants = ", ".join(entry.get("mutants", ()))
@@ -462,74 +455,83 @@ def main(argv: list[str] | None = None) -> int:
     """0 when every corpus is green, 1 on problems, 2 for an unknown exercise."""
     args = parser().parse_args(argv)
     root = args.root or manifest.EXERCISES
-    errors: list[str] = []
-    exercises = manifest.load_all(root, errors)
-    chosen = []
+    load_errors: list[str] = []
+    exercises = manifest.load_all(root, load_errors)
     for key in args.ids:
         problem = validate.unknown(key, exercises)
         if problem:
             print(str(problem).strip("'\""), file=sys.stderr)
             return 2
-        chosen.append(manifest.find(key, exercises))
-    if not args.ids:
+    if args.ids:
+        chosen, problems = [manifest.find(key, exercises) for key in args.ids], []
+    else:  # every exercise with a corpus; one that does not load is a problem too
         chosen = [ex for ex in sorted(exercises.values(), key=lambda e: e.slug) if (ex.folder / FOLDER).is_dir()]
+        problems = load_errors
     cache = args.cache or manifest.cache_folder()
     need_mutants = args.diagnose and any(validate.recorded_mistakes(ex, exercises, cache) is None for ex in chosen)
-    outcomes = run(chosen, exercises, args.jobs, with_mutants=need_mutants)
+    ran = run(chosen, exercises, args.jobs, with_mutants=need_mutants)
+    outcomes = [ran[ex.slug] for ex in chosen]
     rows = []
-    for ex in chosen:
-        o = outcomes[ex.slug]
+    for o in outcomes:
         failed = sum(1 for r in o.records if r.result.get("status") != "passed")
-        rows.append([ex.id, ", ".join(a.name for a in o.corpus.alternatives) or "-", len(o.corpus.injected),
+        rows.append([o.exercise.id, ", ".join(a.name for a in o.corpus.alternatives) or "-", len(o.corpus.injected),
                      f"{failed}/{len(o.records)}", sum(len(s) for s in o.corpus.skipped.values()), len(o.problems),
                      f"{o.seconds:.1f} s"])
     print(_table(["exercise", "alternatives", "injected", "failing (must be all)", "skipped", "problems",
                   "wall time"], rows))
-    report = []
-    if args.diagnose:
-        print()
-        table, overall, alone_all = [], [], 0
-        for ex in chosen:
-            o = outcomes[ex.slug]
-            mistakes, source = known_mistakes(ex, exercises, o, cache)
-            judged = diagnose(o, mistakes)
-            for alt in o.corpus.alternatives:
-                mine = [(r, f, v) for r, f, v in judged if r.alternative == alt.name]
-                alone = sum(1 for _, f, v in mine if v == "right" and len(f) == 1)
-                table.append(_diagnosis_rows(f"{ex.id} {alt.name}", [v for _, _, v in mine], alone))
-            alone = sum(1 for _, f, v in judged if v == "right" and len(f) == 1)
-            table.append(_diagnosis_rows(f"**{ex.id}** ({len(mistakes)} mutants, {source})",
-                                         [v for _, _, v in judged], alone))
-            overall += [v for _, _, v in judged]
-            alone_all += alone
-            for record, found, said in judged:
-                report.append((record, found, said))
-        table.append(_diagnosis_rows("**all**", overall, alone_all))
-        print("Today's diagnosis of the injected mistakes (right: the mirrored mutant's pitfall is among those "
-              "named; alone: the only one named; wrong: only other pitfalls named; silent: none named)")
-        print(_table(["exercise / alternative", "injected", "right", "right, alone", "wrong", "silent"], table))
-        if args.verbose:
-            print()
-            for record, found, said in report:
-                named = "; ".join(_named(e) for e in found) or "nothing"
-                expected = f"pitfall {record.number}" if record.number else "its pitfall"
-                print(f"{said:6}  {record.exercise} {record.alternative}/{record.name}: expects {expected} "
-                      f"({record.mirrors}), named {named}")
+    judged = _print_diagnosis(outcomes, exercises, cache, args.verbose) if args.diagnose else []
     if args.json:
-        said = {id(r): (f, v) for r, f, v in report}
-        data = []
-        for ex in chosen:
-            for record in outcomes[ex.slug].records:
-                item = record.as_json()
-                if id(record) in said:
-                    item["diagnosis"], item["verdict"] = said[id(record)]
-                data.append(item)
-        args.json.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote {len(data)} injected mistakes to {args.json}")
-    problems = [line for ex in chosen for line in outcomes[ex.slug].problems]
+        _write_json(args.json, outcomes, judged)
+    problems += [line for o in outcomes for line in o.problems]
     for line in problems:
         print(line, file=sys.stderr)
     return 1 if problems else 0
+
+
+def _print_diagnosis(outcomes: list[Outcome], exercises: dict[str, Exercise], cache: Path,
+                     verbose: bool) -> list[tuple[Record, list[dict], str]]:
+    """Print what today's diagnosis says of every injected mistake, per alternative, exercise and overall (and,
+    `verbose`, of each); return it."""
+    table, everything = [], []
+
+    def row(label: str, judged: list[tuple[Record, list[dict], str]]) -> list[object]:
+        said = [v for _, _, v in judged]
+        alone = sum(1 for _, found, v in judged if v == "right" and len(found) == 1)
+        pct = (lambda k: f"{k} ({100 * k / len(said):.0f}%)") if said else str
+        return [label, len(said), pct(said.count("right")), alone, pct(said.count("wrong")), pct(said.count("silent"))]
+
+    for o in outcomes:
+        mistakes, source = known_mistakes(o.exercise, exercises, o, cache)
+        judged = diagnose(o, mistakes)
+        for alt in o.corpus.alternatives:
+            table.append(row(f"{o.exercise.id} {alt.name}", [j for j in judged if j[0].alternative == alt.name]))
+        table.append(row(f"**{o.exercise.id}** ({len(mistakes)} mutants, {source})", judged))
+        everything += judged
+    table.append(row("**all**", everything))
+    print("\nToday's diagnosis of the injected mistakes (right: the mirrored mutant's pitfall is among those named; "
+          "alone: the only one named; wrong: only other pitfalls named; silent: none named)")
+    print(_table(["exercise / alternative", "injected", "right", "right, alone", "wrong", "silent"], table))
+    if verbose:
+        print()
+        for record, found, said in everything:
+            named = "; ".join(_named(e) for e in found) or "nothing"
+            expected = f"pitfall {record.number}" if record.number else "its pitfall"
+            print(f"{said:6}  {record.exercise} {record.alternative}/{record.name}: expects {expected} "
+                  f"({record.mirrors}), named {named}")
+    return everything
+
+
+def _write_json(path: Path, outcomes: list[Outcome], judged: list[tuple[Record, list[dict], str]]) -> None:
+    """Every injected mistake's record (and today's diagnosis of it, when it was made) as a JSON list."""
+    said = {id(r): (found, verdict) for r, found, verdict in judged}
+    data = []
+    for record in (r for o in outcomes for r in o.records):
+        item = record.as_json()
+        if id(record) in said:
+            item["diagnosis"], item["verdict"] = said[id(record)]
+        data.append(item)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {len(data)} injected mistakes to {path}")
 
 
 if __name__ == "__main__":
