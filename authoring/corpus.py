@@ -23,9 +23,15 @@ numbered pitfall of the page (a mutant pitfall "N. ...") is injected into every 
 whole by `validate.run_solution` with the reference files of the exercise's dependencies in place. Every
 alternative must pass, every injected mistake must fail. Each injected mistake's check result (the judge's
 dict, with every test's outcome and `case`) comes back with the pitfall expected of it, for the diagnosis to be
-measured against: `python -m authoring.corpus --diagnose` prints what today's diagnosis says of each.
+measured against: `python -m authoring.corpus --diagnose` prints what today's diagnosis says of each, against
+the mutants' fingerprints validation recorded (its cache stamp, when it matches the files), else against the
+mutants judged here with the corpus. Neither validation's cache key nor the `ol` wheel includes alternatives/.
 
-    python -m authoring.corpus [EX ...] [--diagnose] [--json FILE] [--jobs N] [--root DIR] [--cache DIR]
+    python -m authoring.corpus [EX ...] [--diagnose [-v]] [--json FILE] [--jobs N] [--root DIR] [--cache DIR]
+
+From Python: `run(exercises chosen, all exercises)` gives an `Outcome` per exercise, whose `records` hold each
+injected mistake's judge result with its expected pitfall; `known_mistakes` and `diagnose` are what --diagnose
+prints.
 """
 from __future__ import annotations
 
