@@ -406,9 +406,10 @@ def _child_env() -> dict[str, str]:
     return isolation.child_environment([str(Path(__file__).resolve().parent.parent)])
 
 
-def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) -> dict:
-    """Run one job in a fresh interpreter (forked by `server` when there is one, else started afresh); a child
-    that dies or hangs gives {"crash": why}, never an exception."""
+def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None, child: str = _CHILD) -> dict:
+    """Run one job in a fresh interpreter (forked by `server` when there is one, else started afresh by the code
+    `child`, which runs the job of its folder: this module's by default, authoring/corpus.py's for the corpus);
+    a child that dies or hangs gives {"crash": why}, never an exception."""
     with tempfile.TemporaryDirectory(prefix="tl-validate-", ignore_cleanup_errors=True) as tmp:
         Path(tmp, "job.json").write_text(json.dumps(spec), encoding="utf-8")
         code, stderr = None, b""
@@ -419,7 +420,7 @@ def _spawn(spec: dict, timeout: float, server: forkserver.Server | None = None) 
                 server = None
         if not server:
             try:
-                proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], cwd=tmp, env=_child_env(),
+                proc = subprocess.run([sys.executable, "-c", child, tmp], cwd=tmp, env=_child_env(),
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                       timeout=timeout)
                 code, stderr = proc.returncode, proc.stderr

@@ -39,7 +39,7 @@ PROJECT = "tinyllm-ol"
 DIST = "tinyllm_ol"
 COURSE = exchange.COURSE
 DATE = (2020, 1, 1, 0, 0, 0)
-SKIPPED_PARTS = {"mutants", "__pycache__"}
+SKIPPED_PARTS = {"mutants", "alternatives", "__pycache__"}  # alternatives: the diagnosis corpus (authoring/corpus.py)
 
 
 def _commit_time() -> int:

@@ -69,7 +69,7 @@ def test_the_wheel_holds_the_judge_and_every_exercise_but_no_mutants(wheel):
         prefix = f"ol/course/exercises/{ex.slug}/"
         for path in (ex.manifest, ex.starter, ex.reference, ex.tests_file):
             assert prefix + path.relative_to(ex.folder).as_posix() in names
-    assert not [n for n in names if "/mutants/" in n or n.endswith(".pyc")]
+    assert not [n for n in names if "/mutants/" in n or "/alternatives/" in n or n.endswith(".pyc")]
     info = json.loads(zipfile.ZipFile(wheel).read("ol/course/build.json"))
     assert info["course"] == "tinyllm" and info["version"] == ol_wheel.wheel_version(wheel.name)
 
