@@ -165,7 +165,7 @@ def load_injected(path: Path, alt: Alternative, mutants: dict[str, Mutant]) -> I
     """Load `alternatives/<alt>/<name>.toml`; ManifestError `path:line: field: problem` when it is wrong."""
     if not NAME_RE.match(path.stem):
         raise ManifestError(f"{rel(path)}:1: an injected mistake's name must be kebab-case, like its mutant's")
-    f = manifest._read_toml(path)
+    f = manifest.read_toml(path)
     f.unknown({"description", "mirrors", "edit"})
     mirrors = f.text("mirrors")
     if mirrors not in mutants:
