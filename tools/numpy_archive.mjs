@@ -15,7 +15,7 @@
 // tools/snapshot.py turns the zip into a pack (tools/pack.py) that the worker writes without running Python.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, RUNTIME, numpyWheel } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, numpyWheel } from "../web/src/shared/build-outputs.js";
 
 const [assets, output, modulesOut, dynlibsOut] = process.argv.slice(2);
 const wheel = numpyWheel(JSON.parse(readFileSync(`${assets}/${OUTPUTS.pyodideLock}`, "utf8")));

@@ -12,7 +12,7 @@
 // compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/shared/build-outputs.js";
 
 const [assets, checkerZip, numpyModules, output] = process.argv.slice(2);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));

@@ -1,5 +1,5 @@
 """The build's outputs the runtime reads are described twice, once per language: tools/build_outputs.py (the build
-steps write through it) and web/src/build-outputs.js (the worker and the build's Node scripts read through it).
+steps write through it) and web/src/shared/build-outputs.js (the worker and the build's Node scripts read through it).
 These tests hold the two to the same names and the same wheels list, by running the JavaScript module in Node."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO))
 from tools import build_outputs  # noqa: E402
 from tools.build_outputs import WheelsList  # noqa: E402
 
-JS = REPO / "web" / "src" / "build-outputs.js"
+JS = REPO / "web" / "src" / "shared" / "build-outputs.js"
 needs_node = pytest.mark.skipif(not shutil.which("node"), reason="node runs the JavaScript side")
 
 

@@ -2,7 +2,7 @@
  * The cell's header: which file it is, and how far Python has started ("Ready", or why it could not start).
  */
 import { el } from "../dom.js";
-import { STAGE } from "../protocol.js";
+import { STAGE } from "../../shared/protocol.js";
 
 const STATUS_TEXT = {
   "": "Starting Python…",

@@ -137,7 +137,7 @@ export function createStore(backend, { events = null } = {}) {
   }
 
   /**
-   * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/exchange.js):
+   * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/page/exchange.js):
    * {format, version, course, build, origin, saved, data}. Drafts and `local:` facts stay here: they are this
    * browser's own.
    */

@@ -6,7 +6,7 @@
  * Learner errors are results, not exceptions. A request whose code imports an optional package (matplotlib)
  * loads it first, outside the queue.
  */
-import { requestProblem, STAGE, NEEDS } from "./protocol.js";
+import { requestProblem, STAGE, NEEDS } from "../shared/protocol.js";
 import { boot, loadPackages } from "./python-boot.js";
 
 // Replies travel over a MessagePort handed over at init and kept in this module's scope: learner code can reach

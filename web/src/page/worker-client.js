@@ -9,8 +9,8 @@
  * Python cannot check for interrupts (time.sleep, one long C call), or a page without isolation, gets a fresh
  * worker instead; a spare worker is kept warm so that recovery does not cost a cold start.
  */
-import { replyProblem, STAGE } from "./protocol.js";
-import { startName } from "./build-outputs.js";
+import { replyProblem, STAGE } from "../shared/protocol.js";
+import { startName } from "../shared/build-outputs.js";
 
 const GRACE_MS = 1500; // how long Python may take to notice an interrupt before the worker is replaced
 // How long Python may take to answer once it has noticed the interrupt: the judge's clean-up after the

@@ -4,9 +4,9 @@
  */
 import { createStore } from "./store.js";
 import { PythonWorker } from "./worker-client.js";
-import { STAGE } from "./protocol.js";
+import { STAGE } from "../shared/protocol.js";
 import { mountNumeric, mountChoice, mountReveal } from "./prompts.js";
-import { mountCell } from "./code-cell.js";
+import { mountCell } from "./cell/code-cell.js";
 import { renderMath } from "./math.js";
 import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";

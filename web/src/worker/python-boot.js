@@ -12,10 +12,10 @@
  * Every setting the build's snapshot must match (HOME, the judge's folder, the hand-off cache) is read from
  * build-outputs.js RUNTIME.
  */
-import { STAGE, STAGES } from "./protocol.js";
+import { STAGE, STAGES } from "../shared/protocol.js";
 import { extract, joined, unwrap } from "./pack.js";
 import { isContainer } from "./lz4.js";
-import { OUTPUTS, RUNTIME, readWheelsList, distribution, startChosen } from "./build-outputs.js";
+import { OUTPUTS, RUNTIME, readWheelsList, distribution, startChosen } from "../shared/build-outputs.js";
 
 const t0 = performance.now();
 /** How the worker reports (set by boot): a message to the page, and a start-up that failed for good. */
@@ -310,7 +310,7 @@ function startCoreEarly() {
 }
 
 /**
- * @typedef {{list: import("./build-outputs.js").WheelsList, compact: Promise<boolean>, restoring: Promise<boolean>,
+ * @typedef {{list: import("../shared/build-outputs.js").WheelsList, compact: Promise<boolean>, restoring: Promise<boolean>,
  *   snapshot: Promise<Uint8Array|null>, memory: Promise<Uint8Array|null>,
  *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
  *   Every download start-up needs, each a promise; a pack is null when the build made none.
@@ -362,7 +362,7 @@ async function requestFiles() {
 /**
  * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, explore: any, numpyReady: any,
  *   judgeReady: any, imports: any, plotsReady: any}, sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
- *   list: import("./build-outputs.js").WheelsList, optional: Record<string, Promise<void>>}} Session
+ *   list: import("../shared/build-outputs.js").WheelsList, optional: Record<string, Promise<void>>}} Session
  *   The interpreter and the judge's entry points (checker/bridge.py), as later stages and requests use them;
  *   `optional`: each optional package (matplotlib) being loaded or loaded, by name.
  */
