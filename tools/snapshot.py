@@ -90,7 +90,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
 
 def start_sizes(assets: Path, checker_zip: Path, packed: tuple[str, ...]) -> dict[str, int]:
     """What a start that restores the snapshot downloads, in bytes, with the LZ4 files and with the compact copies
-    (the worker's progress bar: python-boot.js)."""
+    (the worker's progress bar: web/src/worker/boot/downloads.js)."""
     size = lambda name: (assets / name).stat().st_size if (assets / name).is_file() else 0  # noqa: E731
     common = sum(size(n) for n in (build_outputs.CORE_GZ, build_outputs.LOADER_GZ, "python_stdlib.zip"))
     common += checker_zip.stat().st_size

@@ -145,11 +145,11 @@ def urls_of(site):
 
 
 def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
-    """web/src/worker/python-boot.js requests the snapshot under the name the wheels list gives, once it has weighed its size
-    against the line's speed, and names no build output itself."""
-    worker = (REPO / "web" / "src" / "worker" / "python-boot.js").read_text()
-    assert "snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
-    assert "fetchSnapshot(await Promise.all(list.snapshot.map(named)), await memory)" in worker
+    """The worker's start-up (web/src/worker/boot/) requests the snapshot under the name the wheels list gives, once it
+    has weighed its size against the line's speed, and names no build output itself."""
+    worker = "".join(p.read_text() for p in sorted((REPO / "web" / "src" / "worker" / "boot").glob("*.js")))
+    assert "snapshotWorthIt(ctx, yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
+    assert "fetchSnapshot(ctx, await Promise.all(list.snapshot.map(named)), await memory)" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 
 

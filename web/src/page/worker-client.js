@@ -23,7 +23,7 @@ let nextId = 1;
 
 /**
  * The worker's name: `start=cold|snapshot|compact` when localStorage's "tl-start" forces how Python starts
- * (build-outputs.js STARTS; python-boot.js COLD_START_MS and COMPACT_BELOW; for tests and the benchmark), else "".
+ * (build-outputs.js STARTS; worker/boot/line.js COLD_START_MS and COMPACT_BELOW; for tests and the benchmark), else "".
  * A name, not a query, so the worker's address stays the one the offline copy holds.
  */
 export function workerName(storage) {

@@ -1,5 +1,5 @@
 /**
- * The build's outputs that the runtime reads, described once for JavaScript. The worker (worker.js) and the
+ * The build's outputs that the runtime reads, described once for JavaScript. The worker (worker/boot/) and the
  * build's Node scripts (tools/snapshot.mjs, tools/numpy_archive.mjs, tools/suite_times.mjs) read them through
  * here; tools/build_outputs.py is the Python side, which the build steps write through, and
  * tests/unit/test_build_outputs.py checks that the two agree. The service worker (sw.js) reads none of them: its
@@ -36,7 +36,7 @@ export const RUNTIME = Object.freeze({
 
 /**
  * How Python may be made to start, for tests and the benchmark: `start=<one of these>` as the worker's name
- * (worker-client.js workerName, python-boot.js): cold (no snapshot), snapshot (the LZ4 copies), compact (the
+ * (page/worker-client.js workerName, worker/boot/context.js): cold (no snapshot), snapshot (the LZ4 copies), compact (the
  * zstd copies). Without one, the line's measure chooses.
  */
 export const STARTS = Object.freeze(["cold", "snapshot", "compact"]);

@@ -4,7 +4,7 @@
  * - Every byte once: the build lists every file of the offline copy with its sha256 (PRECACHE.files). The copy
  *   is filled from what the browser already holds before anything is downloaded: on install, each file comes
  *   from the previous version's copy when its hash is unchanged, else from what the Python worker handed off
- *   (python-boot.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
+ *   (worker/boot/handoff.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
  *   fetched through this worker is kept as it passes. What is still missing is downloaded only when a page
  *   asks (`tl-sw-fill`): main.js asks once Python is ready and the page is idle, unless the connection asks to
  *   save data; then the learner asks, from the home page or the progress page (offline.js). Every file is checked against its hash before it is kept, so
