@@ -24,9 +24,12 @@ CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (to
 LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
 
 # The settings the runtime shares with the build (web/src/shared/build-outputs.js RUNTIME, the side that reads them):
-# HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), and the Cache Storage
-# name of the worker's hand-off to the service worker, written into sw.js by tools/offline.py.
-RUNTIME = {"home": "/home/pyodide", "judgeDir": "/home/pyodide/tl", "handoffCache": "tinyllm-handoff"}
+# HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), where the judge writes a
+# check's files (checker/bridge.py WORKDIR, which imports nothing from here: tests/unit/test_build_outputs.py holds
+# them equal), and the Cache Storage name of the worker's hand-off to the service worker and the header the service
+# worker keeps each file's hash in, both written into sw.js by tools/offline.py.
+RUNTIME = {"home": "/home/pyodide", "judgeDir": "/home/pyodide/tl", "workDir": "/tmp/tl",
+           "handoffCache": "tinyllm-handoff", "hashHeader": "X-TL-SHA256"}
 
 
 @dataclass(frozen=True)

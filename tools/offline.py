@@ -59,6 +59,7 @@ def write(site: Path) -> str:
     """Write site/sw.js; returns the version."""
     urls, version = precache_list(site)
     head = (f"const PRECACHE = {json.dumps({'version': version, 'files': urls})};\n"
-            f"const HANDOFF = {json.dumps(build_outputs.RUNTIME['handoffCache'])}; // the Python worker's downloads\n")
+            f"const HANDOFF = {json.dumps(build_outputs.RUNTIME['handoffCache'])}; // the Python worker's downloads\n"
+            f"const HASH = {json.dumps(build_outputs.RUNTIME['hashHeader'])}; // each stored file's hash, in this header\n")
     (site / "sw.js").write_text(head + SOURCE.read_text(encoding="utf-8"), encoding="utf-8")
     return version

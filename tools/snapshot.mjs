@@ -34,7 +34,7 @@ del numpy_stdlib
 from checker import bridge, judge, integrity, stats
 # One throwaway check imports everything pytest loads lazily during a session.
 judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, files={"warm.py": "X = 1\\n"},
-            learner="warm.py", workdir="/tmp/tl", names=["test_warm"])
+            learner="warm.py", workdir=${JSON.stringify(RUNTIME.workDir)}, names=["test_warm"])
 sys.path.remove(${JSON.stringify(RUNTIME.judgeDir)})
 `);
 const snapshot = py.makeMemorySnapshot();

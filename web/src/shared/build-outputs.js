@@ -25,13 +25,18 @@ export const OUTPUTS = Object.freeze({
  * The settings the runtime shares with the build (tools/build_outputs.py RUNTIME): the memory snapshot is made
  * with them (tools/snapshot.mjs) and restored only where they are the same, so each is written here once.
  * `home`: Python's HOME; `judgeDir`: where checker.zip is unpacked and put on sys.path (the snapshot's imports
- * are found there again); `handoffCache`: the Cache Storage name the worker hands its downloads over in, which the
- * service worker takes them from (tools/offline.py writes it into sw.js).
+ * are found there again); `workDir`: where the judge's checks and runs write their files (checker/bridge.py
+ * WORKDIR: the snapshot's warm check writes there too); `handoffCache`: the Cache Storage name the worker hands its
+ * downloads over in, which the service worker takes them from; `hashHeader`: the header the service worker keeps
+ * each stored file's hash in, by which the worker tells a file of the offline copy (not handed off again)
+ * (tools/offline.py writes these two into sw.js).
  */
 export const RUNTIME = Object.freeze({
   home: "/home/pyodide",
   judgeDir: "/home/pyodide/tl",
+  workDir: "/tmp/tl",
   handoffCache: "tinyllm-handoff",
+  hashHeader: "X-TL-SHA256",
 });
 
 /**
