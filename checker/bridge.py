@@ -1,4 +1,4 @@
-"""The browser worker's entry points into the judge (web/src/worker.js), exchanging JSON text with JavaScript.
+"""The browser worker's entry points into the judge (web/src/worker/worker.js), exchanging JSON text with JavaScript.
 
 The worker imports this module once while Python starts, before any learner code runs, keeps the functions
 below (Pyodide proxies of these very function objects) and calls only those. Each binds json and the judge's

@@ -1,6 +1,6 @@
 """Figures learner code draws with matplotlib, turned into images for the cell's output (the browser's Run).
 
-matplotlib is loaded only when learner code imports it (web/src/worker.js); `prepare` then makes this package's
+matplotlib is loaded only when learner code imports it (web/src/worker/worker.js); `prepare` then makes this package's
 backend (checker/mpl_backend.py: matplotlib's Agg renderer, whose `show` calls `show` here) the one pyplot uses.
 During a run (`collecting`), `plt.show()` renders every open figure to a PNG, remembers where in the printed text
 it was shown, and closes it; figures still open when the run ends are rendered after the text. Outside a run, in a

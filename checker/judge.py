@@ -18,7 +18,7 @@ into a verdict too (`_failure`), so a result is data, never an exception:
      "phase": "import" | "collect" | "tests" | "tampered" | "timeout",
      "tainted"?: "before" | "during", "durations"?: {test name: ms}}
 
-`phase` says where the check ended, for callers that must not read English (web/src/protocol.js, `ol`):
+`phase` says where the check ended, for callers that must not read English (web/src/shared/protocol.js, `ol`):
   import    the learner's module did not import, so every test errors: it raised (status "error"), or the
             time limit stopped its top-level code (status "timeout")
   collect   the hidden tests could not be collected against it (a name they import is missing, say)

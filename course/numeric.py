@@ -1,4 +1,4 @@
-"""The one rule for grading a numeric answer, as the page grades a learner's (web/src/numeric.js `close` is the
+"""The one rule for grading a numeric answer, as the page grades a learner's (web/src/page/numeric.js `close` is the
 same rule in JavaScript) and as validation proves an author's `answer` against the reference's value.
 
 A value is right when it is within `tolerance` of the target, relative for targets larger than 1:

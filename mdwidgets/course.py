@@ -18,7 +18,7 @@ Everything is derived, never typed twice: a chapter's lessons (written or planne
 from its definition, `exercises/chapters/<chapter>.toml` (course.chapters); a lesson is written when an exercise
 folder has its id; a map's modules are the exercises whose `milestone` is the argument, everything they require,
 anything written that requires them, and the `used_by` entries that are not written yet ("not yet available").
-The HTML is complete without JavaScript (an ordered list, and an SVG with a text alternative); web/src/course.js
+The HTML is complete without JavaScript (an ordered list, and an SVG with a text alternative); web/src/page/course.js
 only fills in each status from this browser's saved work.
 
 Each block is a module of its own (chapter.py, lesson.py, chapter_section.py, module_map.py); this one holds what

@@ -26,7 +26,7 @@ class ExerciseBlock(_Widget):
         code.text = AtomicString(ex.starter.read_text(encoding="utf-8"))
         _json_script(el, records.cell(ex, _exercises(self.config["exercises"])))
         # The hints, rendered now (maths too, by the build's formulas step) and hidden until the learner asks
-        # for one (web/src/cell/help-view.js copies each in).
+        # for one (web/src/page/cell/help-view.js copies each in).
         for i, hint in enumerate(ex.hints, 1):
             source = etree.SubElement(el, "div", {"class": "tl-hint-source", "hidden": "hidden",
                                                   "data-hint-source": str(i)})

@@ -7,7 +7,7 @@ from mdwidgets.base import TLBlock
 
 
 class Progress(TLBlock):
-    """The progress overview with export, import and reset (filled in by web/src/progress.js)."""
+    """The progress overview with export, import and reset (filled in by web/src/page/progress.js)."""
 
     NAME = "progress"
     ARGUMENT = None

@@ -1,6 +1,6 @@
 """The progress file shared by the browser and `ol`: what one side exports, the other imports.
 
-The format is the progress page's Export (web/src/store.js `exportAll`), extended, never changed in meaning:
+The format is the progress page's Export (web/src/page/store.js `exportAll`), extended, never changed in meaning:
 
     {"format": "tinyllm-progress", "version": "v1", "saved": "<ISO time>",
      "course": "tinyllm", "build": "<build version>", "origin": "browser" | "ol",
@@ -107,7 +107,7 @@ def now_ms() -> int:
 
 def merge_help(mine: object, theirs: object) -> dict:
     """Help taken on an exercise from two records (the learner's here, a file's): nothing revealed is hidden
-    again, so the larger counts and the earlier reveal win (web/src/exchange.js `mergeHelp`)."""
+    again, so the larger counts and the earlier reveal win (web/src/page/exchange.js `mergeHelp`)."""
     a = mine if isinstance(mine, dict) else {}
     b = theirs if isinstance(theirs, dict) else {}
 

@@ -4,7 +4,7 @@ The worker finds what it loads through one file, the wheels list (`assets/pyodid
 wheels, and the names of the memory snapshot and of the packs (tools/pack.py) when the build made them. Two build
 steps write it (tools/pyodide_assets.py with the wheels, tools/snapshot.py adding the snapshot and the packs) and
 one reads it (tools/offline.py, to leave the wheels the packs replace out of the service worker's precache); all
-three go through here. The JavaScript side is web/src/build-outputs.js, which the worker and the Node scripts of
+three go through here. The JavaScript side is web/src/shared/build-outputs.js, which the worker and the Node scripts of
 the build (tools/snapshot.mjs, tools/suite_times.mjs, tools/numpy_archive.mjs) read through;
 tests/unit/test_build_outputs.py checks that the two sides agree.
 """
@@ -23,10 +23,13 @@ JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/b
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
 LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
 
-# The settings the runtime shares with the build (web/src/build-outputs.js RUNTIME, the side that reads them):
-# HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), and the Cache Storage
-# name of the worker's hand-off to the service worker, written into sw.js by tools/offline.py.
-RUNTIME = {"home": "/home/pyodide", "judgeDir": "/home/pyodide/tl", "handoffCache": "tinyllm-handoff"}
+# The settings the runtime shares with the build (web/src/shared/build-outputs.js RUNTIME, the side that reads them):
+# HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), where the judge writes a
+# check's files (checker/bridge.py WORKDIR, which imports nothing from here: tests/unit/test_build_outputs.py holds
+# them equal), and the Cache Storage name of the worker's hand-off to the service worker and the header the service
+# worker keeps each file's hash in, both written into sw.js by tools/offline.py.
+RUNTIME = {"home": "/home/pyodide", "judgeDir": "/home/pyodide/tl", "workDir": "/tmp/tl",
+           "handoffCache": "tinyllm-handoff", "hashHeader": "X-TL-SHA256"}
 
 
 @dataclass(frozen=True)

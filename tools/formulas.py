@@ -2,7 +2,7 @@
 
 pymdownx.arithmatex (generic mode) leaves each formula as its source, `\\( … \\)` in a `<span class="arithmatex">`
 or `\\[ … \\]` in a `<div class="arithmatex">`. Rendered in the browser, that cost a lesson page ~0.25 s of its
-main thread while Python was starting (web/src/math.js, which also made KaTeX a third of tl.js). This step renders
+main thread while Python was starting (web/src/page/math.js, which also made KaTeX a third of tl.js). This step renders
 every formula of every built page under Node.js (tools/formulas.mjs, KaTeX's `renderToString` with the options
 math.js uses) and writes the result in place. math.js renders in the browser only what is still source, and
 loads KaTeX only then.

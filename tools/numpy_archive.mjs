@@ -1,6 +1,6 @@
 // Repack numpy for the worker: its runtime files with bytecode compiled ahead, the list of standard-library
 // modules `import numpy` pulls in (tools/snapshot.mjs imports those into the memory snapshot), and the list of
-// extension modules those imports load, in the order they load (the worker loads them ahead, python-boot.js
+// extension modules those imports load, in the order they load (the worker loads them ahead, web/src/worker/boot/numpy.js
 // preloadExtensions).
 //
 // usage: node tools/numpy_archive.mjs <site assets/pyodide dir> <output .zip> <output modules .json>
@@ -15,7 +15,7 @@
 // tools/snapshot.py turns the zip into a pack (tools/pack.py) that the worker writes without running Python.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, RUNTIME, numpyWheel } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, numpyWheel } from "../web/src/shared/build-outputs.js";
 
 const [assets, output, modulesOut, dynlibsOut] = process.argv.slice(2);
 const wheel = numpyWheel(JSON.parse(readFileSync(`${assets}/${OUTPUTS.pyodideLock}`, "utf8")));

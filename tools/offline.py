@@ -1,4 +1,4 @@
-"""Write the site's service worker: web/src/sw.js plus the list of files to precache and a version.
+"""Write the site's service worker: web/src/sw/sw.js plus the list of files to precache and a version.
 
 The version is a hash of every precached file, so any change to the site changes sw.js, which is how browsers
 learn that an update exists (they compare sw.js byte for byte on navigation).
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tools import build_outputs, precompress
 
-SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw.js"
+SOURCE = Path(__file__).resolve().parent.parent / "web" / "src" / "sw" / "sw.js"
 SKIP_SUFFIXES = (".map",)
 SKIP_NAMES = {"sw.js", "sitemap.xml.gz"}  # the snapshot and the packs are precached: offline starts stay fast
 
@@ -59,6 +59,7 @@ def write(site: Path) -> str:
     """Write site/sw.js; returns the version."""
     urls, version = precache_list(site)
     head = (f"const PRECACHE = {json.dumps({'version': version, 'files': urls})};\n"
-            f"const HANDOFF = {json.dumps(build_outputs.RUNTIME['handoffCache'])}; // the Python worker's downloads\n")
+            f"const HANDOFF = {json.dumps(build_outputs.RUNTIME['handoffCache'])}; // the Python worker's downloads\n"
+            f"const HASH = {json.dumps(build_outputs.RUNTIME['hashHeader'])}; // each stored file's hash, in this header\n")
     (site / "sw.js").write_text(head + SOURCE.read_text(encoding="utf-8"), encoding="utf-8")
     return version

@@ -2,14 +2,14 @@
 
 Unpacking a wheel or zip inside Pyodide runs Python's zipfile in WebAssembly, member by member: ~320 ms for
 numpy in the browser. A pack holds many files back to back; the worker copies each one into Pyodide's file
-system from JavaScript (web/src/pack.js reads it).
+system from JavaScript (web/src/worker/pack.js reads it).
 
 Compression: gzip through the browser's DecompressionStream took ~320 ms for the 30 MB snapshot on the worker's
 thread, on the critical path of start-up. LZ4 (high-compression mode) is ~10% larger and decodes several times
-faster in plain JavaScript (web/src/lz4.js), so both the snapshot and the packs are LZ4 containers. Each also has
+faster in plain JavaScript (web/src/worker/lz4.js), so both the snapshot and the packs are LZ4 containers. Each also has
 a compact copy (`compact`), a zstd frame of the same bytes: 35-45% smaller (the snapshot 8.3 -> 5.5 MB, numpy's
 pack 4.6 -> 2.6 MB) but 0.2-0.6 s slower to decode in the browser (fzstd), so the worker fetches the compact copies
-only on a line slower than their saving is worth (python-boot.js COMPACT_BELOW).
+only on a line slower than their saving is worth (web/src/worker/boot/line.js COMPACT_BELOW).
 
 Pack, uncompressed:
     b"TLPK1\n"

@@ -7,7 +7,7 @@
 // tools/rewriting.py makes the input, caches the output and writes it into the exercise bundles.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/shared/build-outputs.js";
 
 const [assets, checkerZip, input, output] = process.argv.slice(2);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));

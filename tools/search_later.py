@@ -5,7 +5,7 @@ course's index). On a lesson page that is the same moment Python starts, and on 
 (bench/network.py: ready to grade ~0.17 s later with it). This step moves the theme's worker script aside
 (`search.<hash>.min.js` becomes `search.<hash>.later.js`) and writes in its place a small classic worker that
 keeps every message the theme sends it, then loads the real script and hands them over, in order, when
-web/src/main.js says "start" on the `tl-search` BroadcastChannel: at once on a page without code cells, once Python
+web/src/page/main.js says "start" on the `tl-search` BroadcastChannel: at once on a page without code cells, once Python
 is ready and idle on a page with them. It also starts by itself after START_AFTER_MS, and asks when it begins, so a
 page that said "start" before it was listening is heard. A theme without such a worker is left as it is.
 """
@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 WORKERS = Path("assets") / "javascripts" / "workers"
-CHANNEL = "tl-search"  # web/src/main.js SEARCH_CHANNEL
+CHANNEL = "tl-search"  # web/src/page/main.js SEARCH_CHANNEL
 START_AFTER_MS = 20_000
 MARK = "// tinyllm: tools/search_later.py"
 

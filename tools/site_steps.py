@@ -78,7 +78,7 @@ def post_build(site: Path, course: Course) -> list[str]:
 
 def progress_page(docs: Path) -> str:
     """The URL path, relative to the site's root, of the page holding the progress widget (`/// progress`), which
-    the pages point learners to for Export (web/src/keep.js); "" when the course has none."""
+    the pages point learners to for Export (web/src/page/keep.js); "" when the course has none."""
     for path in sorted(docs.rglob("*.md")):
         if any(line.strip().startswith("/// progress") for line in path.read_text(encoding="utf-8").splitlines()):
             stem = path.relative_to(docs).as_posix().removesuffix(".md")

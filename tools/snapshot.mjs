@@ -12,7 +12,7 @@
 // compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
-import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/build-outputs.js";
+import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/shared/build-outputs.js";
 
 const [assets, checkerZip, numpyModules, output] = process.argv.slice(2);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));
@@ -34,7 +34,7 @@ del numpy_stdlib
 from checker import bridge, judge, integrity, stats
 # One throwaway check imports everything pytest loads lazily during a session.
 judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, files={"warm.py": "X = 1\\n"},
-            learner="warm.py", workdir="/tmp/tl", names=["test_warm"])
+            learner="warm.py", workdir=${JSON.stringify(RUNTIME.workDir)}, names=["test_warm"])
 sys.path.remove(${JSON.stringify(RUNTIME.judgeDir)})
 `);
 const snapshot = py.makeMemorySnapshot();

@@ -2,7 +2,7 @@
 wheels as one pack (tools/pack.py), and the Pyodide memory snapshot it restores instead of a cold start.
 
 All three depend only on Pyodide's files, numpy's wheel, the judge's wheels, the judge itself and the scripts
-that make them (tools/numpy_archive.mjs, tools/snapshot.mjs, web/src/build-outputs.js, tools/pack.py), so they
+that make them (tools/numpy_archive.mjs, tools/snapshot.mjs, web/src/shared/build-outputs.js, tools/pack.py), so they
 are cached under .cache/snapshot/ by a hash of exactly those; a build that changes none of them reuses them.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tools import build_outputs, pack
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 NUMPY_SCRIPT = Path(__file__).with_name("numpy_archive.mjs")
-OUTPUTS_JS = REPO / "web" / "src" / "build-outputs.js"  # the Node scripts read the wheels list through it
+OUTPUTS_JS = REPO / "web" / "src" / "shared" / "build-outputs.js"  # the Node scripts read the wheels list through it
 DYNLIBS = "numpy-dynlibs.json"  # numpy_archive.mjs: the extension modules numpy's first imports load, in order
 
 
@@ -90,7 +90,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
 
 def start_sizes(assets: Path, checker_zip: Path, packed: tuple[str, ...]) -> dict[str, int]:
     """What a start that restores the snapshot downloads, in bytes, with the LZ4 files and with the compact copies
-    (the worker's progress bar: python-boot.js)."""
+    (the worker's progress bar: web/src/worker/boot/downloads.js)."""
     size = lambda name: (assets / name).stat().st_size if (assets / name).is_file() else 0  # noqa: E731
     common = sum(size(n) for n in (build_outputs.CORE_GZ, build_outputs.LOADER_GZ, "python_stdlib.zip"))
     common += checker_zip.stat().st_size

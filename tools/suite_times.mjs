@@ -9,7 +9,7 @@ import { loadPyodide } from "pyodide";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { OUTPUTS, numpyWheel, readWheelsList } from "../web/src/build-outputs.js";
+import { OUTPUTS, numpyWheel, readWheelsList } from "../web/src/shared/build-outputs.js";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const site = `${repo}/site/assets/pyodide/`;

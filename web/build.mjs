@@ -9,15 +9,15 @@ const out = `${root}build/web`;
 rmSync(out, { recursive: true, force: true });
 
 const common = { bundle: true, minify: true, sourcemap: true, target: "es2022", logLevel: "warning", absWorkingDir: root };
-// The page's script splits off what it loads only sometimes (KaTeX: the build renders the maths, web/src/math.js)
+// The page's script splits off what it loads only sometimes (KaTeX: the build renders the maths, web/src/page/math.js)
 // into chunks/; the worker is one file, so its start-up waits for no second request.
 await build({
-  ...common, entryPoints: { tl: "web/src/main.js" }, format: "esm", outdir: out, splitting: true,
+  ...common, entryPoints: { tl: "web/src/page/main.js" }, format: "esm", outdir: out, splitting: true,
   chunkNames: "chunks/[name]-[hash]",
 });
-await build({ ...common, entryPoints: { "tl-worker": "web/src/worker.js" }, format: "esm", outdir: out });
+await build({ ...common, entryPoints: { "tl-worker": "web/src/worker/worker.js" }, format: "esm", outdir: out });
 await build({
-  ...common, entryPoints: { tl: "web/src/tl.css" }, outdir: out,
+  ...common, entryPoints: { tl: "web/src/page/tl.css" }, outdir: out,
   loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" }, assetNames: "fonts/[name]",
 });
 console.log(`bundled into ${out}`);

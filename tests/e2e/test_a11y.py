@@ -166,7 +166,7 @@ def test_phone_width(browser, context, site_url, work, path):
 
 
 def scrollers_after_repairs(page) -> dict:
-    """SCROLLERS_JS once the scroller repairs (web/src/a11y.js, on a ResizeObserver's next frame) have made every
+    """SCROLLERS_JS once the scroller repairs (web/src/page/a11y.js, on a ResizeObserver's next frame) have made every
     overflowing box keyboard-reachable, or after 5 s, when the assertions say which box is not."""
     try:
         page.wait_for_function(f"() => ({SCROLLERS_JS})().boxes.every((b) => b.reachable)", timeout=5_000)

@@ -1,4 +1,4 @@
-"""Work that lasts (web/src/keep.js), in Chromium on the fixture course: once the learner has saved work the page
+"""Work that lasts (web/src/page/keep.js), in Chromium on the fixture course: once the learner has saved work the page
 asks the browser to keep it; where the browser does not promise, the learner is told once, with a link to Export,
 and the progress page says so with the date of the last export. The browser's answer is set by the test (an init
 script standing in for `navigator.storage`), so both answers are tested whatever Chromium decides by itself."""

@@ -174,7 +174,7 @@ import pytest  # noqa: E402
 
 @pytest.mark.parametrize("start", ["cold", "snapshot", "compact"])
 def test_either_start_grades_the_same(page, fixture_url, start):
-    """A slow line's first visit starts Python without the memory snapshot (python-boot.js snapshotWorthIt), and a
+    """A slow line's first visit starts Python without the memory snapshot (web/src/worker/boot/line.js snapshotWorthIt), and a
     slower line than localhost fetches the compact copies of the snapshot and the packs (COMPACT_BELOW); forced
     here each way, the page is ready and grades the reference with every test passing."""
     page.context.add_init_script(f"localStorage.setItem('tl-start', '{start}')")
@@ -190,7 +190,7 @@ def test_either_start_grades_the_same(page, fixture_url, start):
 
 @pytest.mark.parametrize("damage", ["missing", "corrupt"])
 def test_a_snapshot_that_cannot_be_read_means_a_cold_start(page, fixture_url, damage):
-    """Pyodide is handed the snapshot's buffer before its parts arrive (python-boot.js startPython); when one part is
+    """Pyodide is handed the snapshot's buffer before its parts arrive (web/src/worker/boot/python.js startPython); when one part is
     missing or damaged, the buffer stays unfilled, Pyodide refuses it, and Python starts cold and grades."""
     def broken(route):
         if damage == "missing":

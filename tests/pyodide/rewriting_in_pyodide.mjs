@@ -5,7 +5,7 @@
 import { loadPyodide } from "pyodide";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { RUNTIME } from "../../web/src/build-outputs.js";
+import { RUNTIME } from "../../web/src/shared/build-outputs.js";
 
 const site = resolve(process.argv[2]);
 const assets = `${site}/assets/pyodide/`;

@@ -240,7 +240,7 @@ def test_a_stop_anywhere_ends_in_a_result_and_the_next_request_is_right(monkeypa
     stdout, path = sys.stdout, list(sys.path)
     _, _, total = _interrupted_at(0, call, *args)
     # From call 2 on: a stop as the entry point is entered, before its first line, reaches the worker, which
-    # takes a KeyboardInterrupt for a stopped request (web/src/worker.js invoke).
+    # takes a KeyboardInterrupt for a stopped request (web/src/worker/worker.js invoke).
     points = sorted({max(2, round(total ** (i / 40))) for i in range(1, 41)} | {2, 3, 5, 8})
     escaped, statuses = [], set()
     for n in points:

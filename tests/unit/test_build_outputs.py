@@ -1,5 +1,5 @@
 """The build's outputs the runtime reads are described twice, once per language: tools/build_outputs.py (the build
-steps write through it) and web/src/build-outputs.js (the worker and the build's Node scripts read through it).
+steps write through it) and web/src/shared/build-outputs.js (the worker and the build's Node scripts read through it).
 These tests hold the two to the same names and the same wheels list, by running the JavaScript module in Node."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO))
 from tools import build_outputs  # noqa: E402
 from tools.build_outputs import WheelsList  # noqa: E402
 
-JS = REPO / "web" / "src" / "build-outputs.js"
+JS = REPO / "web" / "src" / "shared" / "build-outputs.js"
 needs_node = pytest.mark.skipif(not shutil.which("node"), reason="node runs the JavaScript side")
 
 
@@ -43,6 +43,28 @@ def test_both_sides_share_the_runtime_settings_and_the_starts():
     chosen = node("console.log(JSON.stringify(['start=cold', 'start=compact', 'start=warm', 'x', ''].map("
                   "outputs.startChosen).concat(outputs.STARTS.map(outputs.startName))));")
     assert chosen == ["cold", "compact", "", "", "", "start=cold", "start=snapshot", "start=compact"]
+
+
+def test_the_judge_writes_where_the_snapshot_was_warmed():
+    """checker/ imports nothing from outside itself, so this is what ties its WORKDIR to RUNTIME's (the snapshot's
+    warm check writes there: tools/snapshot.mjs)."""
+    from checker import bridge
+    assert bridge.WORKDIR == build_outputs.RUNTIME["workDir"]
+
+
+def test_the_service_worker_is_given_the_shared_names_and_no_one_writes_them_again(tmp_path):
+    """sw.js gets the hand-off cache's name and the hash header from RUNTIME (tools/offline.py); the worker and the
+    snapshot's script read them from build-outputs.js; none of them spells a value of its own."""
+    from tools import offline
+    offline.write(tmp_path)
+    head = (tmp_path / "sw.js").read_text(encoding="utf-8").split("/**", 1)[0]
+    assert f"const HANDOFF = {json.dumps(build_outputs.RUNTIME['handoffCache'])};" in head
+    assert f"const HASH = {json.dumps(build_outputs.RUNTIME['hashHeader'])};" in head
+    readers = [offline.SOURCE, *sorted((REPO / "web" / "src" / "worker").rglob("*.js")), REPO / "tools" / "snapshot.mjs"]
+    spelt = [f"{path.relative_to(REPO)}: {value}" for path in readers for value in
+             (build_outputs.RUNTIME[k] for k in ("handoffCache", "hashHeader", "workDir", "judgeDir"))
+             if value in path.read_text(encoding="utf-8")]
+    assert spelt == []
 
 
 @needs_node

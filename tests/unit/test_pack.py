@@ -1,6 +1,6 @@
 """Unit tests of tools/pack.py (the worker's file packs) and of what the service worker leaves out because of them.
 
-The writer is Python, the reader JavaScript (web/src/pack.js): one test writes a pack here and reads it with the
+The writer is Python, the reader JavaScript (web/src/worker/pack.js): one test writes a pack here and reads it with the
 browser's reader under Node, so the two cannot drift apart.
 """
 from __future__ import annotations
@@ -87,7 +87,7 @@ def test_the_browsers_reader_reads_what_python_writes(tmp_path):
     files = FILES + [("big/blob.bin", bytes(range(256)) * 3000 + b"tail")]  # long matches and literal runs
     (tmp_path / "p.pack").write_bytes(pack.pack(files))
     script = f"""
-        import {{ unwrap, entries }} from {json.dumps((REPO / 'web/src/pack.js').as_uri())};
+        import {{ unwrap, entries }} from {json.dumps((REPO / 'web/src/worker/pack.js').as_uri())};
         import {{ readFileSync }} from "node:fs";
         const raw = await unwrap(new Uint8Array(readFileSync({json.dumps(str(tmp_path / 'p.pack'))})));
         console.log(JSON.stringify(entries(raw).map(([p, b]) => [p, b.length, b.reduce((s, x) => s + x, 0)])));
@@ -145,11 +145,11 @@ def urls_of(site):
 
 
 def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
-    """web/src/python-boot.js requests the snapshot under the name the wheels list gives, once it has weighed its size
-    against the line's speed, and names no build output itself."""
-    worker = (REPO / "web" / "src" / "python-boot.js").read_text()
-    assert "snapshotWorthIt(yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
-    assert "fetchSnapshot(await Promise.all(list.snapshot.map(named)), await memory)" in worker
+    """The worker's start-up (web/src/worker/boot/) requests the snapshot under the name the wheels list gives, once it
+    has weighed its size against the line's speed, and names no build output itself."""
+    worker = "".join(p.read_text() for p in sorted((REPO / "web" / "src" / "worker" / "boot").glob("*.js")))
+    assert "snapshotWorthIt(ctx, yes ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
+    assert "fetchSnapshot(ctx, await Promise.all(list.snapshot.map(named)), await memory)" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 
 

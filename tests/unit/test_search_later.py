@@ -33,7 +33,7 @@ def test_a_theme_without_a_search_worker_is_left_alone(tmp_path):
 
 
 def test_the_page_uses_the_same_channel():
-    main = (search_later.Path(__file__).resolve().parents[2] / "web" / "src" / "main.js").read_text()
+    main = (search_later.Path(__file__).resolve().parents[2] / "web" / "src" / "page" / "main.js").read_text()
     assert f"const SEARCH_CHANNEL = {json.dumps(search_later.CHANNEL)};" in main
 
 

@@ -1,10 +1,10 @@
-// Unit tests of web/src/cell/bundles.js's `rewriting`: what of a bundle's build-time rewriting a check request
+// Unit tests of web/src/page/cell/bundles.js's `rewriting`: what of a bundle's build-time rewriting a check request
 // carries. A malformed one must not make the worker refuse the learner's check (protocol.js requestProblem).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { rewriting } from "../src/cell/bundles.js";
-import { requestProblem } from "../src/protocol.js";
+import { rewriting } from "../src/page/cell/bundles.js";
+import { requestProblem } from "../src/shared/protocol.js";
 
 const CHECK = { type: "check", id: 1, tests: { "test_x.py": "def test_a(): pass" }, files: { "x.py": "" }, learner: "x.py",
   names: ["test_a"] };

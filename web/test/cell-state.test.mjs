@@ -1,10 +1,10 @@
-// The code cell's state (web/src/cell/state.js) action by action, its model, and the summary line
-// (web/src/cell/summary.js), which reads the judge's `phase` when a result has one.
+// The code cell's state (web/src/page/cell/state.js) action by action, its model, and the summary line
+// (web/src/page/cell/summary.js), which reads the judge's `phase` when a result has one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { actions, createModel, initialState, reduce } from "../src/cell/state.js";
-import { summarise } from "../src/cell/summary.js";
+import { actions, createModel, initialState, reduce } from "../src/page/cell/state.js";
+import { summarise } from "../src/page/cell/summary.js";
 
 const fresh = () => initialState({ kind: "exercise", starter: "# starter\n", code: "# starter\n" });
 const ready = () => reduce(fresh(), actions.python({ stage: "pytest", failed: "", restarts: 0 }));

@@ -1,16 +1,16 @@
-// The code cell's views (web/src/cell/*-view.js) one by one, on a linkedom page: each renders from the state,
+// The code cell's views (web/src/page/cell/*-view.js) one by one, on a linkedom page: each renders from the state,
 // changes only what changed since `prev`, keeps learner text as text, and removes its listeners on destroy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { actions, initialState, reduce } from "../src/cell/state.js";
-import { createResultsView } from "../src/cell/results-view.js";
-import { createDepsView } from "../src/cell/deps-view.js";
-import { createConflictView } from "../src/cell/conflict-view.js";
-import { createToolbarView } from "../src/cell/toolbar-view.js";
-import { BAR_AFTER_MS, createStatusView, downloadBar } from "../src/cell/status-view.js";
-import { createOutputView, createSummaryView, outputPieces } from "../src/cell/output-view.js";
-import { createDiffView } from "../src/cell/diff-view.js";
+import { actions, initialState, reduce } from "../src/page/cell/state.js";
+import { createResultsView } from "../src/page/cell/results-view.js";
+import { createDepsView } from "../src/page/cell/deps-view.js";
+import { createConflictView } from "../src/page/cell/conflict-view.js";
+import { createToolbarView } from "../src/page/cell/toolbar-view.js";
+import { BAR_AFTER_MS, createStatusView, downloadBar } from "../src/page/cell/status-view.js";
+import { createOutputView, createSummaryView, outputPieces } from "../src/page/cell/output-view.js";
+import { createDiffView } from "../src/page/cell/diff-view.js";
 import { page } from "./fakes.mjs";
 
 const base = () => initialState({ kind: "exercise", starter: "", code: "" });

@@ -1,11 +1,11 @@
-// The code cell (web/src/code-cell.js) driven without a browser: a linkedom page, a fake editor, fake workers
+// The code cell (web/src/page/cell/code-cell.js) driven without a browser: a linkedom page, a fake editor, fake workers
 // (test/fakes.mjs) and a store on fake storage. Run, Check, Stop, time limits, dependency gating, autosave, the
 // two-tab conflict, stale rows while a check runs, example keys and their migration, and destroy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountCell } from "../src/code-cell.js";
-import { createStore, keys } from "../src/store.js";
+import { mountCell } from "../src/page/cell/code-cell.js";
+import { createStore, keys } from "../src/page/store.js";
 import {
   defaultBehaviour, exampleHTML, exerciseHTML, fakeEditor, fakePython, page, SharedStorage, tick, until,
 } from "./fakes.mjs";

@@ -1,10 +1,10 @@
-// The console under a code cell and its trace view (web/src/cell/console-view.js, trace-view.js), on a linkedom
+// The console under a code cell and its trace view (web/src/page/cell/console-view.js, trace-view.js), on a linkedom
 // page with a stub Python: what each key does, what each entry says, and how a trace is stepped through.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { createConsoleView } from "../src/cell/console-view.js";
-import { createStore } from "../src/store.js";
+import { createConsoleView } from "../src/page/cell/console-view.js";
+import { createStore } from "../src/page/store.js";
 import { page, tick } from "./fakes.mjs";
 
 const STEPS = [

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { gateState } from "../src/course.js";
+import { gateState } from "../src/page/course.js";
 
 const passed = { status: "passed", tests: [{ name: "t", outcome: "passed" }] };
 const failed = { status: "failed", tests: [{ name: "t", outcome: "failed" }] };

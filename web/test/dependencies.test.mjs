@@ -1,10 +1,10 @@
-// web/src/dependencies.js: the dependency rule, which must say what `ol check` says (ol/cli.py,
+// web/src/page/cell/dependencies.js: the dependency rule, which must say what `ol check` says (ol/cli.py,
 // missing_dependency): every dependency must have passed, direct ones are named first, transitive ones with the
 // requirement they come through, and --ref-deps means the reference of every one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { applyRule } from "../src/dependencies.js";
+import { applyRule } from "../src/page/cell/dependencies.js";
 
 const dep = (slug) => ({ slug, id: slug.toUpperCase(), importPath: `${slug}.py`, reference: `# ${slug} reference\n` });
 // X requires A and B; A requires C. In the rule's order, as the bundle's checkOrder gives it (course/manifest.py

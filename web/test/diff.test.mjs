@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { diffLines, unifiedDiff } from "../src/diff.js";
+import { diffLines, unifiedDiff } from "../src/page/cell/diff.js";
 
 test("identical texts give an empty unified diff and only kept lines", () => {
   assert.equal(unifiedDiff("a\nb\n", "a\nb\n"), "");

@@ -1,10 +1,10 @@
-// The progress file shared with `ol` (web/src/exchange.js; ol/exchange.py is the other side).
+// The progress file shared with `ol` (web/src/page/exchange.js; ol/exchange.py is the other side).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 
-import { COURSE, FORMAT, FORMAT_VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/exchange.js";
+import { COURSE, FORMAT, FORMAT_VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/page/exchange.js";
 
 test("the format constants are the ones ol/exchange.py writes", () => {
   const py = readFileSync(new URL("../../ol/exchange.py", import.meta.url), "utf8");

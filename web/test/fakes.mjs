@@ -5,8 +5,8 @@
  */
 import { parseHTML } from "linkedom";
 
-import { PythonWorker } from "../src/worker-client.js";
-import { NEEDS, reached, requestProblem, STAGES } from "../src/protocol.js";
+import { PythonWorker } from "../src/page/worker-client.js";
+import { NEEDS, reached, requestProblem, STAGES } from "../src/shared/protocol.js";
 
 export const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 

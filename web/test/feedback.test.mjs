@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { choiceFeedback } from "../src/feedback.js";
+import { choiceFeedback } from "../src/page/feedback.js";
 
 test("the verdict is said once", () => {
   assert.equal(choiceFeedback(true, "Correct. Acceptance emits min(p, q)."), "Correct: Acceptance emits min(p, q).");

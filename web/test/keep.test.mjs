@@ -1,10 +1,10 @@
-// Work that lasts (web/src/keep.js): the browser is asked to keep the learner's storage once there is work, and the
+// Work that lasts (web/src/page/keep.js): the browser is asked to keep the learner's storage once there is work, and the
 // learner is told once when it does not promise to.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { hasWork, keepingText, keepWhenSaved, keepWork, NOT_PROMISED } from "../src/keep.js";
-import { createStore, keys } from "../src/store.js";
+import { hasWork, keepingText, keepWhenSaved, keepWork, NOT_PROMISED } from "../src/page/keep.js";
+import { createStore, keys } from "../src/page/store.js";
 import { SharedStorage, tick } from "./fakes.mjs";
 
 const freshStore = () => createStore(new SharedStorage().tab(new EventTarget()));

@@ -1,9 +1,10 @@
-// web/src/math.js: the build renders the maths (tools/formulas.py); the browser renders only what is still
+// web/src/page/math.js: the build renders the maths (tools/formulas.py); the browser renders only what is still
 // source, with the same options, and a formula KaTeX rejects stays readable.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { katexOptions, renderMath, unrendered } from "../src/math.js";
+import { renderMath, unrendered } from "../src/page/math.js";
+import { katexOptions } from "../src/shared/katex-options.js";
 import { page } from "./fakes.mjs";
 
 const BUILT = '<span class="arithmatex" id="built"><span class="katex">rendered by the build</span></span>';

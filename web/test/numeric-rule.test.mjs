@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { close, FLOOR } from "../src/numeric.js";
+import { close, FLOOR } from "../src/page/numeric.js";
 
 const golden = JSON.parse(readFileSync(new URL("../../tests/fixtures/numeric/cases.json", import.meta.url), "utf8"));
 

@@ -1,8 +1,8 @@
-// Unit tests of web/src/numeric.js: reading what learners type, and judging it against a prompt's answer.
+// Unit tests of web/src/page/numeric.js: reading what learners type, and judging it against a prompt's answer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { parseAnswer, parseNumber, judgeAnswer, close, MAX_INPUT } from "../src/numeric.js";
+import { parseAnswer, parseNumber, judgeAnswer, close, MAX_INPUT } from "../src/page/numeric.js";
 
 /** The values parsed from `input`, failing with the parser's own message when it refuses. */
 function values(input, expected = 1) {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { describe, fillsByItself, mountOffline } from "../src/offline.js";
+import { describe, fillsByItself, mountOffline } from "../src/page/offline.js";
 import { page } from "./fakes.mjs";
 
 /** A stand-in ServiceWorkerContainer: a controller that answers status requests with `reply()`. */

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountOlInstall } from "../src/ol-install.js";
+import { mountOlInstall } from "../src/page/ol-install.js";
 import { page } from "./fakes.mjs";
 
 const HTML = '<div class="tl-ol-install"><pre><code class="tl-ol-command">pip install --extra-index-url '

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
-import { entries, extract, joined, unwrap } from "../src/pack.js";
-import { containedSize, decode } from "../src/lz4.js";
+import { entries, extract, joined, unwrap } from "../src/worker/pack.js";
+import { containedSize, decode } from "../src/worker/lz4.js";
 
 // Packs and LZ4 blocks written by hand from the formats tools/pack.py documents; tests/unit/test_pack.py reads
 // what the real writer produces with this reader.

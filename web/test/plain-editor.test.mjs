@@ -1,8 +1,8 @@
-// The plain editor a cell shows first, and its hand-over to CodeMirror (web/src/plain-editor.js). CodeMirror is
+// The plain editor a cell shows first, and its hand-over to CodeMirror (web/src/page/cell/plain-editor.js). CodeMirror is
 // a fake here; the real hand-over in a browser is tests/e2e/test_lesson.py's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { plainFirst } from "../src/plain-editor.js";
+import { plainFirst } from "../src/page/cell/plain-editor.js";
 import { page, tick } from "./fakes.mjs";
 
 /** A stand-in for editor.js's createEditor that records what it was given. */

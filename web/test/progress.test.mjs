@@ -1,10 +1,10 @@
-// The progress page (web/src/progress.js) on a linkedom page with a stubbed exercise index: its table sits in a
+// The progress page (web/src/page/progress.js) on a linkedom page with a stubbed exercise index: its table sits in a
 // scrolling box of the theme's kind, as a table wider than a phone must (tests/e2e/test_a11y.py checks the layout).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountProgress } from "../src/progress.js";
-import { createStore, keys } from "../src/store.js";
+import { mountProgress } from "../src/page/progress.js";
+import { createStore, keys } from "../src/page/store.js";
 import { page, SharedStorage, until } from "./fakes.mjs";
 
 test("the progress table is drawn inside a scroll box, one row per exercise, again after a reset", async (t) => {

@@ -1,4 +1,4 @@
-// Unit tests of web/src/protocol.js: the shape checks of every request (the worker applies them before acting)
+// Unit tests of web/src/shared/protocol.js: the shape checks of every request (the worker applies them before acting)
 // and of every reply (worker-client.js applies them before use).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import {
   CHECK_STATUSES, figureProblem, NEEDS, PHASES, reached, replyProblem, requestProblem, resultProblem, REQUESTS, REPLIES,
   STAGE, STAGES,
-} from "../src/protocol.js";
+} from "../src/shared/protocol.js";
 
 const GOOD = {
   init: { type: "init", id: 1, indexURL: "http://127.0.0.1:8000/assets/pyodide/", judgeURL: "checker.zip", wheels: [] },

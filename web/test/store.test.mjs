@@ -1,8 +1,8 @@
-// Unit tests of web/src/store.js with a fake Storage: persistence, versioned keys, and every failure mode.
+// Unit tests of web/src/page/store.js with a fake Storage: persistence, versioned keys, and every failure mode.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { createStore, keys, PREFIX, KEYS_VERSION } from "../src/store.js";
+import { createStore, keys, PREFIX, KEYS_VERSION } from "../src/page/store.js";
 
 /** An in-memory stand-in for window.localStorage (the parts of the Storage interface the store uses). */
 class FakeStorage {

@@ -1,8 +1,8 @@
-// The cell's one-line summary (web/src/cell/summary.js): one test is "test", not "tests", and the judge's phase
+// The cell's one-line summary (web/src/page/cell/summary.js): one test is "test", not "tests", and the judge's phase
 // decides the wording of a check that never reached the tests (checker/judge.py).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { summarise } from "../src/cell/summary.js";
+import { summarise } from "../src/page/cell/summary.js";
 
 const rows = (...outcomes) => outcomes.map((outcome, i) => ({ name: `test_${i}`, outcome, message: "" }));
 

@@ -1,12 +1,12 @@
-// web/src/widgets.js: widget data read with a guard, and each widget mounted on its own, so one bad widget (its
+// web/src/page/widgets.js: widget data read with a guard, and each widget mounted on its own, so one bad widget (its
 // data missing or corrupt) shows an error in its place while the rest of the page works.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountEach, widgetData, WidgetError } from "../src/widgets.js";
-import { mountCell } from "../src/code-cell.js";
-import { mountNumeric } from "../src/prompts.js";
-import { createStore } from "../src/store.js";
+import { mountEach, widgetData, WidgetError } from "../src/page/widgets.js";
+import { mountCell } from "../src/page/cell/code-cell.js";
+import { mountNumeric } from "../src/page/prompts.js";
+import { createStore } from "../src/page/store.js";
 import { exampleHTML, exerciseHTML, fakeEditor, fakePython, page, SharedStorage, until } from "./fakes.mjs";
 
 const holder = (json) => page(`<div class="w">${json === undefined ? "" : `<script type="application/json" class="tl-data">${json}</script>`}</div>`)

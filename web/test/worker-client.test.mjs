@@ -1,4 +1,4 @@
-// Unit tests of web/src/worker-client.js with fake workers (test/fakes.mjs) over real MessageChannels: queueing,
+// Unit tests of web/src/page/worker-client.js with fake workers (test/fakes.mjs) over real MessageChannels: queueing,
 // Stop (interrupt and replacement), time limits, the spare worker, the tampered-worker retry, reply validation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -297,7 +297,7 @@ test("after dispose, requests resolve as stopped and no worker is started again"
 });
 
 test("localStorage's tl-start names the worker start=cold or start=snapshot, anything else nothing", async () => {
-  const { workerName } = await import("../src/worker-client.js");
+  const { workerName } = await import("../src/page/worker-client.js");
   const storage = (value) => ({ getItem: (k) => (k === "tl-start" ? value : null) });
   assert.equal(workerName(storage("cold")), "start=cold");
   assert.equal(workerName(storage("snapshot")), "start=snapshot");

@@ -1,5 +1,6 @@
 /**
- * The one module that owns browser storage. Everything a learner does is saved under versioned keys
+ * The one module of the page that touches browser storage (web/test/storage.test.mjs). Everything a learner does
+ * is saved under versioned keys
  * (`tinyllm:v1:<kind>:<name>`) so a later format can migrate or ignore old data instead of misreading it.
  *
  * Failures never break the page: unreadable entries are reset with a notice, and when storage is unavailable
@@ -137,7 +138,7 @@ export function createStore(backend, { events = null } = {}) {
   }
 
   /**
-   * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/exchange.js):
+   * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/page/exchange.js):
    * {format, version, course, build, origin, saved, data}. Drafts and `local:` facts stay here: they are this
    * browser's own.
    */
@@ -197,6 +198,31 @@ export function createStore(backend, { events = null } = {}) {
     /** Call `fn(key)` after each write that reached storage; returns an unsubscribe function. */
     onSaved(fn) { writers.add(fn); return () => writers.delete(fn); },
   };
+}
+
+/** The page's localStorage, or null where even reading it throws (a sandboxed frame, storage disabled). */
+export function browserStorage() {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The localStorage key that forces how the Python worker starts (a value of shared/build-outputs.js STARTS), for
+ * tests and the benchmark: not the learner's data, so neither versioned nor exported. overrides/main.html reads
+ * it too, for the worker it starts early.
+ */
+export const START_KEY = "tl-start";
+
+/** What `backend` holds under START_KEY (unchecked), or null when nothing or when it cannot be read. */
+export function forcedStart(backend) {
+  try {
+    return backend ? backend.getItem(START_KEY) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Storage keys, named in one place. */

@@ -2,7 +2,7 @@
  * Exercise bundles (tools/bundle.py writes assets/tl/exercises/<slug>.json): the hidden tests, their names, the
  * reference and the direct requirements. Fetched once per page; a failed fetch is forgotten, so a retry can work.
  */
-import { rewrittenFits } from "../protocol.js";
+import { rewrittenFits } from "../../shared/protocol.js";
 
 const cache = new Map();
 

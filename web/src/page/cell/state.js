@@ -3,16 +3,16 @@
  * model that hands each change to the views as `update(state, prev)`. Nothing here touches the DOM, storage or
  * the worker, so the whole of a cell's behaviour can be followed action by action (web/test/cell-state.test.mjs).
  */
-import { NEEDS, reached } from "../protocol.js";
+import { NEEDS, reached } from "../../shared/protocol.js";
 import { summarise } from "./summary.js";
 
 /**
  * @typedef {{stage: string, failed: string, restarts: number}} PythonStatus  worker-client.js `status`
  * @typedef {{kind: "exercise"|"example", starter: string, code: string,
  *   python: PythonStatus, busy: ""|"run"|"check", status: string, message: string, output: string,
- *   figures: import("../protocol.js").Figure[],
+ *   figures: import("../../shared/protocol.js").Figure[],
  *   tests: object[]|null, stale: boolean, result: object|null, diff: {same: boolean, lines: object[]}|null,
- *   deps: import("../dependencies.js").Gate|null, conflict: {theirs: string, where: "tab"|"draft"}|null,
+ *   deps: import("./dependencies.js").Gate|null, conflict: {theirs: string, where: "tab"|"draft"}|null,
  *   help: import("./help.js").Help, diagnoses: boolean, confirming: boolean, reference: string|null}} CellState
  *   busy: what is running; status: the last result's status (the root's data-status; "" while busy); message:
  *   the summary line; output: the learner's output and traceback; figures: what the last run drew, each placed

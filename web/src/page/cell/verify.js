@@ -1,12 +1,12 @@
 /**
- * Passes imported from `ol` ("checked elsewhere", web/src/exchange.js) count on this site only once its own
+ * Passes imported from `ol` ("checked elsewhere", web/src/page/exchange.js) count on this site only once its own
  * judge has checked the same code. A cell does that in the background: once Python can judge and nobody is
  * waiting for it, it checks every unverified import it needs (what it builds on, deepest first, then its own
  * exercise), silently, and keeps each verdict as this browser's result of that code, so a module's dependencies
  * count as soon as they are verified. Until then the cell says that its code passed elsewhere.
  */
 import { keys } from "../store.js";
-import { STAGE } from "../protocol.js";
+import { STAGE } from "../../shared/protocol.js";
 import { unverified } from "../exchange.js";
 import { actions } from "./state.js";
 import { rewriting } from "./bundles.js";

@@ -21,8 +21,8 @@ export function createSummaryView() {
  * The output's pieces in order: text, and each figure at its `at` (an offset into `output`; absent, null or past
  * the end: after the text). Figures at the same place keep their order.
  * @param {string} output
- * @param {import("../protocol.js").Figure[]} figures
- * @returns {({text: string}|{figure: import("../protocol.js").Figure})[]}
+ * @param {import("../../shared/protocol.js").Figure[]} figures
+ * @returns {({text: string}|{figure: import("../../shared/protocol.js").Figure})[]}
  */
 export function outputPieces(output, figures) {
   const place = (f) => (Number.isInteger(f.at) && f.at >= 0 && f.at <= output.length ? f.at : output.length);

@@ -9,8 +9,9 @@
  * Python cannot check for interrupts (time.sleep, one long C call), or a page without isolation, gets a fresh
  * worker instead; a spare worker is kept warm so that recovery does not cost a cold start.
  */
-import { replyProblem, STAGE } from "./protocol.js";
-import { startName } from "./build-outputs.js";
+import { replyProblem, STAGE } from "../shared/protocol.js";
+import { startName } from "../shared/build-outputs.js";
+import { browserStorage, forcedStart } from "./store.js";
 
 const GRACE_MS = 1500; // how long Python may take to notice an interrupt before the worker is replaced
 // How long Python may take to answer once it has noticed the interrupt: the judge's clean-up after the
@@ -22,19 +23,14 @@ const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is rea
 let nextId = 1;
 
 /**
- * The worker's name: `start=cold|snapshot|compact` when localStorage's "tl-start" forces how Python starts
- * (build-outputs.js STARTS; python-boot.js COLD_START_MS and COMPACT_BELOW; for tests and the benchmark), else "".
+ * The worker's name: `start=cold|snapshot|compact` when `storage`'s "tl-start" (store.js START_KEY) forces how
+ * Python starts (build-outputs.js STARTS; worker/boot/line.js COLD_START_MS and COMPACT_BELOW; for tests and the
+ * benchmark), else "".
  * A name, not a query, so the worker's address stays the one the offline copy holds.
  */
-export function workerName(storage) {
-  let start = null;
-  try {
-    start = storage ? storage.getItem("tl-start") : null;
-  } catch { /* no storage */ }
-  return startName(start);
-}
+export const workerName = (storage) => startName(forcedStart(storage));
 
-const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName(globalThis.localStorage) });
+const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName(browserStorage()) });
 
 export class PythonWorker {
   /**

@@ -48,9 +48,9 @@
  * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean}}
  *   StatusReply
  *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot;
- *   `compact` (with "python"): the snapshot or the packs came as their compact copies (python-boot.js COMPACT_BELOW);
+ *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker/boot/line.js COMPACT_BELOW);
  *   `handedOff` (a second "pytest" status, later): every file the worker downloaded is in the hand-off cache, so
- *   the offline copy can be completed without downloading them again (python-boot.js handingOff).
+ *   the offline copy can be completed without downloading them again (worker/boot/handoff.js handingOff).
  * @typedef {{type: "loading", received: number, total: number, ms: number}} LoadingReply
  *   Start-up's downloads so far: `received` of `total` bytes (the wheels list's startBytes for the copies this
  *   start fetches), `ms` since the worker started; sent at most every 200 ms while they arrive, and once when

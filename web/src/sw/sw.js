@@ -4,7 +4,7 @@
  * - Every byte once: the build lists every file of the offline copy with its sha256 (PRECACHE.files). The copy
  *   is filled from what the browser already holds before anything is downloaded: on install, each file comes
  *   from the previous version's copy when its hash is unchanged, else from what the Python worker handed off
- *   (python-boot.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
+ *   (worker/boot/handoff.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
  *   fetched through this worker is kept as it passes. What is still missing is downloaded only when a page
  *   asks (`tl-sw-fill`): main.js asks once Python is ready and the page is idle, unless the connection asks to
  *   save data; then the learner asks, from the home page or the progress page (offline.js). Every file is checked against its hash before it is kept, so
@@ -15,14 +15,15 @@
  * - Isolation: the pages and worker scripts it serves carry COOP/COEP/CORP headers, so pages it controls are
  *   cross-origin isolated even on hosts that cannot set headers, and Stop can interrupt Python in place.
  *
- * tools/offline.py prepends `const PRECACHE = {version, files: [[url, sha256 prefix], ...]}` and `const HANDOFF`
- * (the hand-off cache's name, tools/build_outputs.py RUNTIME, as the worker reads it from build-outputs.js) when
- * it copies this file to the site root.
+ * tools/offline.py prepends `const PRECACHE = {version, files: [[url, sha256 prefix], ...]}`, `const HANDOFF` (the
+ * hand-off cache's name) and `const HASH` (the header kept on every stored response with its hash, so the next
+ * version can reuse it without reading it, and the Python worker hands off no file of this copy), from
+ * tools/build_outputs.py RUNTIME, as the worker reads them from shared/build-outputs.js, when it copies this file
+ * to the site root.
  */
-/* global PRECACHE, HANDOFF */
+/* global PRECACHE, HANDOFF, HASH */
 const CACHE = `tinyllm-${PRECACHE.version}`;
 const SCOPE = new URL("./", self.location).href;
-const HASH = "X-TL-SHA256"; // kept on every stored response, so the next version can reuse it without reading it
 const WANTED = new Map(PRECACHE.files.map(([file, hash]) => [new URL(file, SCOPE).href, hash]));
 const PARALLEL = 4;
 let filling = null;

@@ -2,11 +2,11 @@
  * Page wiring: one store, one Python worker started as the page opens, and every widget on the page mounted,
  * each on its own (widgets.js): one that fails shows an error in its place and the others still work.
  */
-import { createStore } from "./store.js";
+import { browserStorage, createStore } from "./store.js";
 import { PythonWorker } from "./worker-client.js";
-import { STAGE } from "./protocol.js";
+import { STAGE } from "../shared/protocol.js";
 import { mountNumeric, mountChoice, mountReveal } from "./prompts.js";
-import { mountCell } from "./code-cell.js";
+import { mountCell } from "./cell/code-cell.js";
 import { renderMath } from "./math.js";
 import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
@@ -20,14 +20,6 @@ import { keepWhenSaved } from "./keep.js";
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
 const base = new URL("../", import.meta.url);
-
-function safeLocalStorage() {
-  try {
-    return window.localStorage;
-  } catch {
-    return null;
-  }
-}
 
 function showNotice(text, link = null) {
   let box = document.querySelector(".tl-notices");
@@ -154,7 +146,7 @@ function start() {
   const python = hasCells ? new PythonWorker({ base, spareAfter: control.inControl }).start() : null;
   const allowSearch = searchGate();
   watchForUpdates();
-  const store = createStore(safeLocalStorage(), { events: window });
+  const store = createStore(browserStorage(), { events: window });
   store.notices().forEach((text) => showNotice(text));
   store.onNotice((text) => showNotice(text));
   // Once there is work to keep, ask the browser to keep it; say so once where it does not promise (keep.js).

@@ -2,7 +2,7 @@
  * The cell's header: which file it is, and how far Python has started ("Ready", or why it could not start).
  */
 import { el } from "../dom.js";
-import { STAGE } from "../protocol.js";
+import { STAGE } from "../../shared/protocol.js";
 
 const STATUS_TEXT = {
   "": "Starting Python…",
@@ -22,7 +22,7 @@ const MB = (bytes) => (bytes / 1e6).toFixed(1);
 
 /**
  * The download bar's value, or null when none is shown: while start-up's files are still arriving, from
- * BAR_AFTER_MS on (python-boot.js posts `loading`: protocol.js LoadingReply).
+ * BAR_AFTER_MS on (worker/boot/downloads.js posts `loading`: protocol.js LoadingReply).
  * @returns {{percent: number, text: string}|null}
  */
 export function downloadBar(python) {

@@ -6,8 +6,7 @@
  * KaTeX cannot parse is left as its source text rather than breaking the page.
  */
 
-/** KaTeX's options, in the browser and at build time (tools/formulas.mjs). */
-export const katexOptions = (displayMode, throwOnError = false) => ({ displayMode, throwOnError, output: "htmlAndMathml" });
+import { katexOptions } from "../shared/katex-options.js";
 
 /** The `.arithmatex` elements under `root` that are still source: the build rendered the others, or wrote
  * KaTeX's error rendering of them. */

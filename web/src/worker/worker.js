@@ -1,13 +1,14 @@
 /**
- * The Python worker: start-up (python-boot.js), then the requests, one at a time, off the page's main thread.
+ * The Python worker: start-up (boot/boot.js), then the requests, one at a time, off the page's main thread.
  *
  * Requests that arrive early wait here for the stage they need (protocol.js NEEDS). Every run, check and ping
  * gets exactly one reply, and a malformed request an error reply; init and cancel get none (protocol.js).
  * Learner errors are results, not exceptions. A request whose code imports an optional package (matplotlib)
  * loads it first, outside the queue.
  */
-import { requestProblem, STAGE, NEEDS } from "./protocol.js";
-import { boot, loadPackages } from "./python-boot.js";
+import { requestProblem, STAGE, NEEDS } from "../shared/protocol.js";
+import { boot } from "./boot/boot.js";
+import { loadPackages } from "./boot/packages.js";
 
 // Replies travel over a MessagePort handed over at init and kept in this module's scope: learner code can reach
 // the worker's global scope through Python's `js` module, but not this port, so it cannot forge a reply.
@@ -29,7 +30,7 @@ function fatal(message) {
   post({ type: "fatal", message });
 }
 
-/** Each start-up stage's promise, by name; each resolves to the Python session (python-boot.js Session). */
+/** Each start-up stage's promise, by name; each resolves to the Python session (boot/judge.js Session). */
 const stages = boot({ post, fatal });
 
 /** What the worker calls once an optional package's files are installed, before the request that wanted it. */

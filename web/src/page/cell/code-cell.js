@@ -7,28 +7,28 @@
  * is the judge's (checker/judge.py in the worker); nothing here decides pass or fail.
  */
 import { plainFirst } from "./plain-editor.js";
-import { keys } from "./store.js";
+import { keys } from "../store.js";
 import { diffLines } from "./diff.js";
 import { applyRule } from "./dependencies.js";
-import { STAGE } from "./protocol.js";
-import { actions, createModel, initialState } from "./cell/state.js";
-import { describeCell, migrateExample } from "./cell/identity.js";
-import { createAutosave, SAVE_DELAY_MS } from "./cell/autosave.js";
-import { loadBundle, rewriting } from "./cell/bundles.js";
-import { createStatusView, shownStage } from "./cell/status-view.js";
-import { createConflictView } from "./cell/conflict-view.js";
-import { createEditorView } from "./cell/editor-view.js";
-import { createToolbarView } from "./cell/toolbar-view.js";
-import { createDepsView } from "./cell/deps-view.js";
-import { createOutputView, createSummaryView } from "./cell/output-view.js";
-import { createResultsView } from "./cell/results-view.js";
-import { createDiffView } from "./cell/diff-view.js";
-import { createHelp } from "./cell/help.js";
-import { createHelpView } from "./cell/help-view.js";
-import { verifyImported } from "./cell/verify.js";
-import { createConsoleView } from "./cell/console-view.js";
+import { STAGE } from "../../shared/protocol.js";
+import { actions, createModel, initialState } from "./state.js";
+import { describeCell, migrateExample } from "./identity.js";
+import { createAutosave, SAVE_DELAY_MS } from "./autosave.js";
+import { loadBundle, rewriting } from "./bundles.js";
+import { createStatusView, shownStage } from "./status-view.js";
+import { createConflictView } from "./conflict-view.js";
+import { createEditorView } from "./editor-view.js";
+import { createToolbarView } from "./toolbar-view.js";
+import { createDepsView } from "./deps-view.js";
+import { createOutputView, createSummaryView } from "./output-view.js";
+import { createResultsView } from "./results-view.js";
+import { createDiffView } from "./diff-view.js";
+import { createHelp } from "./help.js";
+import { createHelpView } from "./help-view.js";
+import { verifyImported } from "./verify.js";
+import { createConsoleView } from "./console-view.js";
 
-export { summarise } from "./cell/summary.js";
+export { summarise } from "./summary.js";
 
 const WARM_UP_DELAY_MS = 300;
 /** Runs on this page, numbered: the worker keeps the last Run's namespace for the console under that number. */
@@ -51,14 +51,14 @@ function pageEditor(python) {
 /**
  * Mount one cell.
  * @param {HTMLElement} root  a .tl-cell placeholder (mdwidgets)
- * @param {{store: object, python: import("./worker-client.js").PythonWorker, base: URL|string,
+ * @param {{store: object, python: import("../worker-client.js").PythonWorker, base: URL|string,
  *          createEditor?: Function, loadBundle?: (slug: string) => Promise<object>, pathname?: string,
  *          win?: EventTarget, saveDelay?: number}} ctx
  *   createEditor, loadBundle, pathname, win and saveDelay default to the page's (plain-editor.js, fetch, location,
  *   window, 300 ms); tests pass fakes
  * @returns {{editor: object, run: () => Promise<void>, check: () => Promise<void>, settings: {timeLimit: number},
  *            readonly state: object, destroy: () => void}}
- * @throws {import("./widgets.js").WidgetError} when the placeholder's data is missing or unreadable
+ * @throws {import("../widgets.js").WidgetError} when the placeholder's data is missing or unreadable
  */
 export function mountCell(root, ctx) {
   const doc = root.ownerDocument;

@@ -1,5 +1,5 @@
 /**
- * The build's outputs that the runtime reads, described once for JavaScript. The worker (worker.js) and the
+ * The build's outputs that the runtime reads, described once for JavaScript. The worker (worker/boot/) and the
  * build's Node scripts (tools/snapshot.mjs, tools/numpy_archive.mjs, tools/suite_times.mjs) read them through
  * here; tools/build_outputs.py is the Python side, which the build steps write through, and
  * tests/unit/test_build_outputs.py checks that the two agree. The service worker (sw.js) reads none of them: its
@@ -25,18 +25,23 @@ export const OUTPUTS = Object.freeze({
  * The settings the runtime shares with the build (tools/build_outputs.py RUNTIME): the memory snapshot is made
  * with them (tools/snapshot.mjs) and restored only where they are the same, so each is written here once.
  * `home`: Python's HOME; `judgeDir`: where checker.zip is unpacked and put on sys.path (the snapshot's imports
- * are found there again); `handoffCache`: the Cache Storage name the worker hands its downloads over in, which the
- * service worker takes them from (tools/offline.py writes it into sw.js).
+ * are found there again); `workDir`: where the judge's checks and runs write their files (checker/bridge.py
+ * WORKDIR: the snapshot's warm check writes there too); `handoffCache`: the Cache Storage name the worker hands its
+ * downloads over in, which the service worker takes them from; `hashHeader`: the header the service worker keeps
+ * each stored file's hash in, by which the worker tells a file of the offline copy (not handed off again)
+ * (tools/offline.py writes these two into sw.js).
  */
 export const RUNTIME = Object.freeze({
   home: "/home/pyodide",
   judgeDir: "/home/pyodide/tl",
+  workDir: "/tmp/tl",
   handoffCache: "tinyllm-handoff",
+  hashHeader: "X-TL-SHA256",
 });
 
 /**
  * How Python may be made to start, for tests and the benchmark: `start=<one of these>` as the worker's name
- * (worker-client.js workerName, python-boot.js): cold (no snapshot), snapshot (the LZ4 copies), compact (the
+ * (page/worker-client.js workerName, worker/boot/context.js): cold (no snapshot), snapshot (the LZ4 copies), compact (the
  * zstd copies). Without one, the line's measure chooses.
  */
 export const STARTS = Object.freeze(["cold", "snapshot", "compact"]);

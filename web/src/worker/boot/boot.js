@@ -1,0 +1,60 @@
+/**
+ * The Python worker's start-up, as a recipe of named stages, the way Pyodide's loadPyodide reads (worker.js runs
+ * it first, then serves requests). The page is told of three stages as each is ready (shared/protocol.js STAGES):
+ * "python" (the interpreter, with the judge's entry points), "numpy" (Run works), "pytest" (Check works).
+ *
+ * Each step is a module of this folder, handed the one context made here (context.js) and what earlier steps
+ * returned; none keeps state of its own. Why each step is shaped as it is, with the figures: bench/README.md,
+ * "Start-up design decisions".
+ */
+import { STAGE, STAGES } from "../../shared/protocol.js";
+import { createContext } from "./context.js";
+import { requestCore } from "./core.js";
+import { requestFiles } from "./files.js";
+import { startPython } from "./python.js";
+import { installJudge } from "./judge.js";
+import { loadNumpy } from "./numpy.js";
+import { loadPytest } from "./pytest.js";
+import { handedOff } from "./handoff.js";
+
+const ready = (ctx, stage, extra = {}) => ctx.post({ type: "status", stage, ms: performance.now() - ctx.t0, ...extra });
+
+/**
+ * Start-up: each stage's promise resolves to the session (judge.js Session) once the stage is ready, and says so
+ * to the page; requests wait for the stage they need.
+ * @param {{post: (msg: object) => void, fatal: (message: string) => void}} report
+ * @returns {Record<string, Promise<import("./judge.js").Session>>} each stage's promise, by name (STAGES)
+ */
+export function boot(report) {
+  const ctx = createContext(report);
+  // 1. The core, the standard library and the loader, requested at once (the line is measured on them).
+  const loader = requestCore(ctx);
+  // 2. The wheels list, then the snapshot (when worth restoring), the packs and the judge, as the measure decides.
+  const files = requestFiles(ctx);
+  files.catch(ctx.snapshotAsked.settle);
+  const stages = {};
+  // 3. Python started, restored from the snapshot or cold, and the judge installed: "python".
+  stages[STAGE.python] = files.then(async (f) => {
+    const session = await installJudge(await startPython(ctx, f, loader), f);
+    ready(ctx, STAGE.python, { snapshot: session.restored, compact: await f.compact });
+    return session;
+  });
+  // 4. numpy from its pack: "numpy", Run works.
+  stages[STAGE.numpy] = stages[STAGE.python].then(async (session) => {
+    await loadNumpy(session, await files);
+    ready(ctx, STAGE.numpy);
+    return session;
+  });
+  // 5. pytest: "pytest", Check works; then, once what this worker downloaded is handed off, the page completes
+  // the offline copy (sw/sw.js fill).
+  stages[STAGE.pytest] = stages[STAGE.numpy].then(async (session) => {
+    await loadPytest(ctx, session, await files);
+    ready(ctx, STAGE.pytest);
+    handedOff(ctx).then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
+    return session;
+  });
+  for (const stage of STAGES) {
+    stages[stage].catch((err) => ctx.fatal(`Python could not start (${stage}): ${err.message}`));
+  }
+  return stages;
+}

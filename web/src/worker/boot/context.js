@@ -1,0 +1,49 @@
+/**
+ * What start-up's stages share, made once by boot (boot.js) and handed to each stage: how to report to the page,
+ * where the files are, the start this worker's name forces, and the state the stages fill in as downloads arrive
+ * (the progress count, the line's meter, the hand-offs). Nothing of it lives in module state.
+ */
+import { startChosen } from "../../shared/build-outputs.js";
+import { noneArrived } from "./downloads.js";
+import { createMeter } from "./line.js";
+
+/**
+ * A promise and the function that settles it: a moment one stage waits for and another reaches.
+ * @typedef {{promise: Promise<unknown>, settle: (value?: unknown) => void}} Signal
+ */
+export function signal() {
+  let settle;
+  const promise = new Promise((resolve) => { settle = resolve; });
+  return { promise, settle };
+}
+
+/**
+ * @typedef {{post: (msg: object) => void, fatal: (message: string) => void, t0: number, assets: URL, index: string,
+ *   chosen: string, loading: import("./downloads.js").Loading, line: import("./line.js").Meter,
+ *   coreIn: Signal, snapshotAsked: Signal, handoffs: Promise<void>[]}} Boot
+ *   `post` and `fatal`: how the worker reports (a message to the page; a start-up that failed for good);
+ *   `t0`: when start-up began, for the times the page is told; `assets`: the site's assets/ folder, `index`:
+ *   Pyodide's files in it; `chosen`: the start the worker's name forces, or ""; `coreIn`: settles once the core
+ *   has arrived; `snapshotAsked`: once the snapshot has been requested, or it is known that it will not be (the
+ *   loader waits for it: core.js runLoader); `handoffs`: each copy being written for the service worker.
+ */
+
+/**
+ * A start-up's context. Everything is found relative to the worker's script (<site>/assets/tl/tl-worker.js), so
+ * start-up begins the moment the worker exists, without waiting for the page: the page only hands over its port
+ * and interrupt buffer.
+ * @param {{post: (msg: object) => void, fatal: (message: string) => void}} report
+ * @param {{location: {href: string}, name: string}} scope  the worker's global scope
+ * @returns {Boot}
+ */
+export function createContext({ post, fatal }, scope = self) {
+  const assets = new URL("../", scope.location.href);
+  const coreIn = signal();
+  return {
+    post, fatal, t0: performance.now(), assets, index: new URL("pyodide/", assets).href,
+    // The start this worker's name forces (page/worker-client.js workerName, build-outputs.js STARTS), for tests
+    // and the benchmark (compact: the snapshot, from the compact copies), or "": the line's measure chooses.
+    chosen: startChosen(scope.name),
+    loading: noneArrived(), line: createMeter(coreIn.promise), coreIn, snapshotAsked: signal(), handoffs: [],
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The core, the standard library and the loader, requested as the worker starts. Pyodide requests its core and its
+ * standard library only once it has the snapshot in hand, so their download and the core's compilation would wait
+ * for the snapshot's download; requested here at once, the core compiles in the background while the snapshot
+ * arrives, and Pyodide's own requests for these two files are answered from here (answerPyodide). The core and the
+ * loader come gzipped (tools/precompress.py): much less to download (bench/README.md, "Start-up design decisions").
+ */
+import { OUTPUTS } from "../../shared/build-outputs.js";
+import { counted } from "./line.js";
+import { handingOff } from "./handoff.js";
+
+/**
+ * Request the core, the loader and the standard library, and answer Pyodide's requests for them.
+ * @param {import("./context.js").Boot} ctx
+ * @returns {Promise<Function|null>} Pyodide's module factory once its loader has run from the gzipped copy, else
+ *   null (runLoader): loadPyodide waits for it (python.js)
+ */
+export function requestCore(ctx) {
+  const realFetch = handingOff(ctx, self.fetch.bind(self));
+  const wasmURL = `${ctx.index}pyodide.asm.wasm`;
+  const stdlibURL = `${ctx.index}python_stdlib.zip`;
+  const core = compileCore(ctx, realFetch, wasmURL);
+  core.catch(() => {}); // Pyodide then fetches and compiles the core itself
+  const loader = runLoader(ctx, realFetch);
+  const stdlib = realFetch(stdlibURL).then((r) => counted(ctx.line, r));
+  stdlib.catch(() => {});
+  core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
+  answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL });
+  return loader;
+}
+
+/** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none;
+ * `whenIn` as for line.js counted. */
+async function inflated(ctx, realFetch, url, type, whenIn = undefined) {
+  if (typeof DecompressionStream !== "function") return null;
+  const response = await realFetch(url).catch(() => null);
+  if (!response || !response.ok || !response.body) return null;
+  return new Response(counted(ctx.line, response, whenIn).body.pipeThrough(new DecompressionStream("gzip")),
+    { headers: { "Content-Type": type } });
+}
+
+/** The core, compiled as its gzipped copy streams in, else from the original. */
+async function compileCore(ctx, realFetch, wasmURL) {
+  const response = await inflated(ctx, realFetch, ctx.index + OUTPUTS.coreGz, "application/wasm", ctx.coreIn.settle);
+  if (response) {
+    try {
+      return await WebAssembly.compileStreaming(response);
+    } catch { /* a copy that does not inflate (a host that decoded it already): the original */ }
+  }
+  return WebAssembly.compileStreaming(realFetch(wasmURL));
+}
+
+/**
+ * Pyodide's loader module (pyodide.asm.mjs) from its gzipped copy: imported from a blob of its inflated text, and
+ * its factory handed to loadPyodide (`createPyodideModule`), which then does not import the original. Resolves to
+ * the factory, or null when it could not (Pyodide then imports the original itself). The module finds nothing
+ * through its own address: Pyodide gives it the core's address (`locateFile`) and the core.
+ */
+async function runLoader(ctx, realFetch) {
+  let url = "";
+  try {
+    const response = await inflated(ctx, realFetch, ctx.index + OUTPUTS.loaderGz, "text/javascript");
+    if (!response) return null;
+    url = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
+    // Evaluating it holds this thread for a moment, which would look like a slow line, and would hold back the
+    // snapshot's request, which follows the line's measure.
+    await Promise.all([ctx.line.measured, ctx.snapshotAsked.promise]);
+    const module = await import(/* webpackIgnore: true */ url);
+    return typeof module.default === "function" ? module.default : null;
+  } catch {
+    return null;
+  } finally {
+    if (url) URL.revokeObjectURL(url);
+  }
+}
+
+/**
+ * Answer Pyodide's own requests for the standard library (the response already on its way, once) and the core
+ * (a stub response that `WebAssembly.instantiateStreaming` recognises and instantiates from the module compiled
+ * here), by patching `fetch` and `WebAssembly.instantiateStreaming`; any other request, or one these cannot
+ * answer, goes to the network.
+ */
+function answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL }) {
+  let stdlibOnce = stdlib;
+  const stubs = new WeakSet();
+  self.fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
+    if (url === stdlibURL && stdlibOnce) {
+      const response = stdlibOnce;
+      stdlibOnce = null; // handed over once; a later request (a cold restart) fetches afresh
+      return response.catch(() => realFetch(input, init));
+    }
+    if (url === wasmURL) {
+      return core.then(() => {
+        const stub = new Response(null, { headers: { "Content-Type": "application/wasm" } });
+        stubs.add(stub);
+        return stub;
+      }, () => realFetch(input, init));
+    }
+    return realFetch(input, init);
+  };
+  const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (!stubs.has(response)) return instantiateStreaming(response, imports);
+    const module = await core;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+}

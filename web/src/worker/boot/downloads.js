@@ -1,0 +1,95 @@
+/**
+ * Start-up's downloads as they arrive, against what the build says they total (the wheels list's startBytes, for
+ * the copies this start fetches: expectLoading), posted to the page as "loading" at most every LOADING_MS and once
+ * more when all are in, so that a slow first visit shows a progress bar (page/cell/status-view.js).
+ */
+import { joined, unwrap } from "../pack.js";
+import { isContainer } from "../lz4.js";
+
+const LOADING_MS = 200;
+
+/** @typedef {{received: number, total: number, last: number, over: boolean}} Loading
+ *   bytes arrived of `total` (0: not known yet), when the page was last told, whether all are in */
+
+/** Nothing arrived yet, of a total not known yet. @returns {Loading} */
+export const noneArrived = () => ({ received: 0, total: 0, last: 0, over: false });
+
+const reportLoading = ({ post, t0, loading }) => post({ type: "loading",
+  received: Math.min(loading.received, loading.total), total: loading.total, ms: Math.round(performance.now() - t0) });
+
+/** `bytes` more have arrived: tell the page, unless it was told less than LOADING_MS ago. */
+function arrived(ctx, bytes) {
+  const { loading } = ctx;
+  loading.received += bytes;
+  const now = performance.now();
+  if (loading.total && !loading.over && now - loading.last >= LOADING_MS) {
+    loading.last = now;
+    reportLoading(ctx);
+  }
+}
+
+/** The total is known (the list is read, the copies chosen); `allIn` settles when every download is in. */
+export function expectLoading(ctx, total, allIn) {
+  if (!total) return;
+  const { loading } = ctx;
+  loading.total = total;
+  allIn.finally(() => {
+    loading.over = true;
+    loading.received = total;
+    reportLoading(ctx);
+  });
+}
+
+/** The bytes at `url`, counted as they arrive; throws when they cannot be had. */
+export async function fetchBytes(ctx, url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  // Read as it arrives, to count it (the progress bar); one copy at the end, of a few MB at most.
+  const chunks = [];
+  let size = 0;
+  for (const reader = response.body.getReader(); ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    arrived(ctx, value.byteLength);
+  }
+  // One chunk that is the whole of its buffer is the file as it is; a chunk may also be a view into a larger
+  // buffer (Firefox hands those out for files from its cache), which the readers of packs must not be given.
+  if (chunks.length === 1 && chunks[0].byteOffset === 0 && chunks[0].byteLength === chunks[0].buffer.byteLength) {
+    return chunks[0];
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * The snapshot's bytes from its parts (`urls`, in order), or null when one cannot be read (then Python starts
+ * cold). The parts are downloaded side by side, as one download alone does not reach the line's speed; the build
+ * makes three (tools/build_outputs.py SNAPSHOT_PARTS), as a browser opens six connections to an HTTP/1.1 host and
+ * the core, the standard library and the packs are downloading on the others (bench/README.md, "Start-up design
+ * decisions"). They finish within moments of each other; LZ4 parts are then decoded straight into one buffer
+ * (`into` when given: pack.js joined).
+ */
+export async function fetchSnapshot(ctx, urls, into = null) {
+  try {
+    // An LZ4 part waits to be decoded into place; a compact one is decoded as it arrives.
+    const parts = await Promise.all(urls.map((url) => fetchBytes(ctx, url)
+      .then((b) => (isContainer(b) ? b : unwrap(b)))));
+    return joined(parts, into);
+  } catch {
+    return null;
+  }
+}
+
+/** A promise whose failure is reported where it is awaited, not as an unhandled rejection. */
+export const quietly = (promise) => {
+  promise?.catch(() => {});
+  return promise;
+};

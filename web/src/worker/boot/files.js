@@ -1,0 +1,59 @@
+/**
+ * The files start-up needs besides the core: the wheels list read, then the snapshot (when worth restoring), the
+ * packs and the judge requested, so their downloads overlap the interpreter's start.
+ */
+import { OUTPUTS, readWheelsList } from "../../shared/build-outputs.js";
+import { unwrap } from "../pack.js";
+import { expectLoading, fetchBytes, fetchSnapshot, quietly } from "./downloads.js";
+import { compactWorthIt, snapshotWorthIt } from "./line.js";
+
+/**
+ * @typedef {{list: import("../../shared/build-outputs.js").WheelsList, compact: Promise<boolean>,
+ *   restoring: Promise<boolean>, snapshot: Promise<Uint8Array|null>, memory: Promise<Uint8Array|null>,
+ *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
+ *   Every download start-up needs, each a promise; a pack is null when the build made none.
+ */
+
+/**
+ * Read the wheels list, then request what start-up needs: the snapshot when it is worth restoring
+ * (line.js snapshotWorthIt; else `snapshot` resolves to null and Python starts cold) and the packs, which are
+ * decoded after it.
+ * @param {import("./context.js").Boot} ctx
+ * @returns {Promise<Files>}
+ */
+export async function requestFiles(ctx) {
+  const response = await fetch(ctx.index + OUTPUTS.wheelsList);
+  if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
+  const list = readWheelsList(await response.json());
+  const compact = compactWorthIt(ctx, list);
+  const named = (name) => compact.then((yes) => ctx.index + name + (yes ? OUTPUTS.compactSuffix : ""));
+  const restoring = list.snapshot.length
+    ? compact.then((yes) => snapshotWorthIt(ctx, yes ? list.snapshotCompactBytes : list.snapshotBytes))
+    : Promise.resolve(false);
+  // The buffer the snapshot is decoded into, made as soon as the restore is decided when the build says its size:
+  // Pyodide is handed it at once and creates its memory and module while the parts download (python.js).
+  const memory = restoring.then((yes) => (yes && list.snapshotSize > 0 ? new Uint8Array(list.snapshotSize) : null));
+  const snapshot = restoring.then(async (yes) => {
+    const bytes = yes ? fetchSnapshot(ctx, await Promise.all(list.snapshot.map(named)), await memory) : null;
+    ctx.snapshotAsked.settle(); // fetchSnapshot has sent its requests
+    return bytes;
+  });
+  restoring.catch(ctx.snapshotAsked.settle);
+  // The packs are requested with the snapshot, as soon as the line's measure says which copies to fetch (requested
+  // one after another, the downloads took longer in all: bench/README.md, "Start-up design decisions"). They are
+  // decoded after the snapshot.
+  const after = snapshot.catch(() => null);
+  const unpacked = (name) => (name
+    ? quietly(Promise.all([named(name).then((url) => fetchBytes(ctx, url)), after]).then(([b]) => unwrap(b))) : null);
+  const files = {
+    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack),
+    wheelsPack: unpacked(list.wheelsPack),
+    judgeZip: fetchBytes(ctx, new URL(`tl/${OUTPUTS.judgeZip}`, ctx.assets).href),
+  };
+  Promise.all([compact, restoring]).then(([small, restore]) => {
+    const snapshotBytes = small ? list.snapshotCompactBytes : list.snapshotBytes;
+    expectLoading(ctx, (small ? list.startCompactBytes : list.startBytes) - (restore ? 0 : snapshotBytes),
+      Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, ctx.coreIn.promise]));
+  }, () => {});
+  return files;
+}

@@ -1,0 +1,82 @@
+/**
+ * The line's measure, and the start it chooses. Restoring the memory snapshot saves the work of starting Python and
+ * importing numpy and pytest, about COLD_START_MS, but costs the snapshot's download; on a line too slow to bring
+ * it in that time, a first visit starts cold instead: it is ready sooner and downloads less, and the offline copy
+ * fetches the snapshot afterwards, for the visits after. On a slow line the compact copies (zstd) of the snapshot
+ * and the packs are fetched instead of the LZ4 ones (COMPACT_BELOW). A repeat visit, served from the offline copy,
+ * always restores, from the LZ4 files. The figures behind each threshold: bench/README.md, "Start-up design
+ * decisions".
+ *
+ * The line's speed is what the start-up downloads (the core, the standard library) have brought in since their
+ * first byte, per ms, read once it can be told: when `coreIn` settles (core.js: the core's first bytes, see
+ * `counted`; without its gzipped copy, the core compiled), or DECIDE_MS after that first byte.
+ */
+
+export const COLD_START_MS = 3000;
+const DECIDE_MS = 400;
+/** Below this (bytes per ms, as the meter measures), the compact copies are worth their slower decoding. */
+export const COMPACT_BELOW = 8_000;
+
+/**
+ * @typedef {{bytes: number, first: number, firstByte: () => void, measured: Promise<unknown>}} Meter
+ *   bytes counted since the `first` arrived (its time; 0: none yet); `measured` settles once the line's speed can
+ *   be told
+ */
+
+/** A meter that has counted nothing; `coreIn` settles once the core has arrived. @returns {Meter} */
+export function createMeter(coreIn) {
+  let firstByte;
+  const firstByteSeen = new Promise((resolve) => { firstByte = resolve; });
+  const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+  return { bytes: 0, first: 0, firstByte, measured: Promise.race([coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]) };
+}
+
+/**
+ * `response` with its body counted by the `meter` as the network delivers it: a branch of the body (tee) is read
+ * as fast as it arrives, so the count measures the line, not the consumer (compiling the core, when the machine
+ * is busy, reads slower than a fast line delivers); the tee holds the chunks for the consumer meanwhile.
+ * `whenIn` is called once the whole body is in, and also with each chunk's size as it arrives (so a `whenIn` that
+ * settles a promise settles it at the first chunk: the core's, core.js compileCore).
+ */
+export function counted(meter, response, whenIn = () => {}) {
+  if (!response.body) return response;
+  const [body, probe] = response.body.tee();
+  (async () => {
+    const reader = probe.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!meter.first) {
+        meter.first = performance.now();
+        meter.firstByte();
+      }
+      meter.bytes += value.byteLength;
+      whenIn(value.byteLength);
+    }
+  })().catch(() => {}).finally(whenIn);
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The line's speed in bytes per ms, as the meter has it once measured; Infinity when nothing was counted. */
+async function lineSpeed(meter) {
+  await meter.measured;
+  return meter.first ? meter.bytes / Math.max(1, performance.now() - meter.first) : Infinity;
+}
+
+/** Whether the compact copies (tools/pack.py compact) are worth fetching on this line. A faster line takes the
+ * LZ4 files. */
+export async function compactWorthIt({ chosen, line }, list) {
+  if (!list.compact) return false;
+  if (chosen) return chosen === "compact";
+  return (await lineSpeed(line)) < COMPACT_BELOW;
+}
+
+/** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
+export async function snapshotWorthIt({ chosen, line }, bytes) {
+  if (chosen) return chosen !== "cold";
+  const perMs = await lineSpeed(line);
+  if (!bytes || perMs === Infinity) return true;
+  // The first downloads share the line with the page's own files and do not reach its full speed in their first
+  // moments, so the measure runs low: starting cold is chosen only when the snapshot would take twice what it saves.
+  return bytes / perMs < 2 * COLD_START_MS;
+}
