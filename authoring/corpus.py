@@ -422,6 +422,38 @@ def diagnose(outcome: Outcome, mistakes: list[dict]) -> list[tuple[Record, list[
     return out
 
 
+def leave_one_out(mistakes: list[dict]) -> dict[str, int]:
+    """Each known mistake left out in turn, its fingerprint diagnosed against the others, as a learner's mistake
+    that no mutant encodes would be: {"none", "right" (its pitfall among those named: another mutant stands for
+    it, or fails every test alike and is named with it), "wrong" (only other pitfalls named)}. Raises
+    AssertionError if a mutant, with every mutant known, is not named itself."""
+    tally = {"none": 0, "right": 0, "wrong": 0}
+    for m in mistakes:
+        result = {"status": "failed", "phase": "tests", "tests": [
+            {"name": row.split(" ")[0], "outcome": row.split(" ")[1], "case": row.split(" ", 2)[2]}
+            for row in m["fingerprint"]]}
+        own = diagnosis.diagnose(result, mistakes, limit=len(mistakes))
+        assert any(m["mutant"] in found["mutants"] for found in own), f"{m['mutant']} is not named itself"
+        others = diagnosis.diagnose(result, [o for o in mistakes if o is not m])
+        same = [f for f in others if (m["number"] is not None and f["number"] == m["number"])
+                or f["pitfall"] == m["pitfall"] or m["pitfall"] in f.get("also", ())]
+        tally["none" if not others else "right" if same else "wrong"] += 1
+    return tally
+
+
+LEAVE_ONE_OUT = ["exercise", "mutants", "distinct fingerprints", "told apart", "left out: no diagnosis",
+                 "left out: right pitfall named", "left out: only wrong pitfalls"]
+
+
+def leave_one_out_row(ex: Exercise, prints: dict[str, list[str] | None]) -> list[object]:
+    """The leave-one-out table's row of one exercise (columns LEAVE_ONE_OUT), from its mutants' fingerprints."""
+    mistakes = known.from_prints(ex, prints)
+    tally = leave_one_out(mistakes)
+    seen = [tuple(p) for p in prints.values() if p]
+    apart = sum(1 for p in seen if seen.count(p) == 1)
+    return [ex.id, len(mistakes), len(set(seen)), apart, tally["none"], tally["right"], tally["wrong"]]
+
+
 # ---- the command line -------------------------------------------------------------------------------------------
 
 def _table(header: list[str], rows: list[list[object]]) -> str:
@@ -514,6 +546,14 @@ def _print_diagnosis(outcomes: list[Outcome], exercises: dict[str, Exercise], ca
         table.append(row(f"**{o.exercise.id}** ({len(mistakes)} mutants, {source})", judged))
         everything += judged
     table.append(row("**all**", everything))
+    table.append(row("**all, the pages' numbered pitfalls**", [j for j in everything if j[0].number is not None]))
+    loo = []
+    for o in outcomes:
+        mistakes, _ = known_mistakes(o.exercise, exercises, o, cache)
+        prints = {m["mutant"]: m["fingerprint"] for m in mistakes}
+        loo.append(leave_one_out_row(o.exercise, prints))
+    print("\nLeave-one-out: each mutant left out, its failure diagnosed against the others' known mistakes")
+    print(_table(LEAVE_ONE_OUT, loo))
     print("\nToday's diagnosis of the injected mistakes (right: the mirrored mutant's pitfall is among those named; "
           "alone: the only one named; wrong: only other pitfalls named; silent: none named)")
     print(_table(["exercise / alternative", "injected", "right", "right, alone", "wrong", "silent"], table))

@@ -248,45 +248,48 @@ def test_an_optional_file_that_differs_from_the_lock_file_is_named(tmp_path, env
 
 # --- bundle ------------------------------------------------------------------------------------------------------
 
+FIXTURE_EXERCISES = REPO / "tests" / "fixtures" / "course" / "exercises"
+
+
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory):
     dest = tmp_path_factory.mktemp("site")
-    return dest, bundle.write(dest)
+    return dest, bundle.write(dest, FIXTURE_EXERCISES)
 
 
 def test_bundle_writes_one_json_per_exercise(bundled):
     dest, slugs = bundled
-    exercises = manifest.load_all()
+    exercises = manifest.load_all(FIXTURE_EXERCISES)
     assert slugs == sorted(exercises)
     assert sorted(p.stem for p in (dest / "exercises").glob("*.json") if p.stem != "index") == slugs
 
 
-def test_bundle_of_e73(bundled):
+def test_bundle_of_an_exercise(bundled):
     dest, _ = bundled
-    ex = manifest.load_all()["e7-3"]
-    data = json.loads((dest / "exercises" / "e7-3.json").read_text(encoding="utf-8"))
-    assert data["tests"] == {"test_rejection_correction.py": ex.tests_file.read_text(encoding="utf-8")}
+    ex = manifest.load_all(FIXTURE_EXERCISES)["t1-2"]
+    data = json.loads((dest / "exercises" / "t1-2.json").read_text(encoding="utf-8"))
+    assert data["tests"] == {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}
     assert data["names"] == ex.test_names()
     assert data["reference"] == ex.reference.read_text(encoding="utf-8")
     assert data["starter"] == ex.starter.read_text(encoding="utf-8")
     assert (data["slug"], data["id"], data["importPath"], data["timeLimit"]) == (
-        "e7-3", "E7.3", "tinyllm/lessons/rejection_correction.py", 20.0)
+        "t1-2", "T1.2", "fixture/lessons/stats.py", ex.time_limit)
     assert data["requires"] == [] and data["directRequires"] == []
 
 
 def test_bundle_records_dependencies(bundled):
     dest, _ = bundled
-    data = json.loads((dest / "exercises" / "m07-1.json").read_text(encoding="utf-8"))
-    assert data["requires"] == ["m06-3"] and data["directRequires"] == ["m06-3"]
+    data = json.loads((dest / "exercises" / "t01-2.json").read_text(encoding="utf-8"))
+    assert data["requires"] == ["t01-1"] and data["directRequires"] == ["t01-1"]
 
 
 def test_bundle_index(bundled):
     dest, slugs = bundled
     index = json.loads((dest / "exercises" / "index.json").read_text(encoding="utf-8"))
     assert [entry["slug"] for entry in index] == slugs
-    e73 = next(entry for entry in index if entry["slug"] == "e7-3")
-    assert e73["names"] == manifest.load_all()["e7-3"].test_names()
-    assert "reference" not in e73 and "tests" not in e73
+    entry = next(entry for entry in index if entry["slug"] == "t1-2")
+    assert entry["names"] == manifest.load_all(FIXTURE_EXERCISES)["t1-2"].test_names()
+    assert "reference" not in entry and "tests" not in entry
 
 
 def test_checker_zip_holds_the_judge(bundled, tmp_path):

@@ -1,9 +1,8 @@
 """The known mistake a failing check looks like (checker/diagnosis.py), and how a test's failure is described in
 terms learner code cannot change (checker/messages.py `case`).
 
-The last test measures the diagnosis on the course itself, from its manifests: every mutant is left out in turn
-and its failure compared with the other mutants' fingerprints, as a learner's mistake that no mutant encodes
-would be. It prints the table (no diagnosis / the right pitfall / only wrong ones) for the closing notes.
+The diagnosis measured on the course itself (leave-one-out, the corpus) is the content tier's:
+tests/content/test_diagnosis.py.
 """
 from __future__ import annotations
 
@@ -11,15 +10,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from authoring import validate
-from course import known as known_mistakes  # noqa: E402
 from checker import diagnosis, judge
-from course import manifest  # noqa: E402
 
 LEARNER = "tinyllm/y.py"
 TESTS = {"test_cases.py": textwrap.dedent('''
@@ -148,51 +143,3 @@ def test_collisions_are_pairs_with_different_pitfalls():
     a, b = known("a", "1. one", ["x"]), known("b", "1. one, said otherwise", ["x"])
     c = known("c", "another", ["x"])
     assert diagnosis.collisions([a, b, c]) == [("a", "c"), ("b", "c")]
-
-
-@pytest.fixture(scope="module")
-def course_prints():
-    """Every exercise's mutant fingerprints, from a clean validation (the build's cache, so the build reuses it)."""
-    reports, errors = validate.validate_all(cache=manifest.cache_folder())
-    assert errors == []
-    return {r.slug: r.prints for r in reports}
-
-
-def test_leave_one_out_over_the_course(course_prints, capsys):
-    """Each mutant against the others' fingerprints, as a learner's mistake that no mutant encodes would be met:
-    no diagnosis, the right pitfall (another mutant stands for the same page pitfall or text), or only wrong
-    ones. And each against all of them, itself included: its own pitfall must always be named."""
-    exercises = manifest.load_all()
-    table = []
-    for slug, ex in sorted(exercises.items()):
-        mistakes = known_mistakes.from_prints(ex, course_prints[slug])
-        assert len(mistakes) == len(ex.mutants), f"{slug}: a mutant without a fingerprint"
-        tally = {"none": 0, "right": 0, "wrong": 0}
-        for m in mistakes:
-            result = {"status": "failed", "phase": "tests", "tests": [
-                {"name": row.split(" ")[0], "outcome": row.split(" ")[1], "case": row.split(" ", 2)[2]}
-                for row in m["fingerprint"]]}
-            own = diagnosis.diagnose(result, mistakes, limit=len(mistakes))
-            assert any(m["mutant"] in found["mutants"] for found in own), f"{slug} {m['mutant']} is not named"
-            others = diagnosis.diagnose(result, [o for o in mistakes if o is not m])
-            same = [f for f in others if (m["number"] is not None and f["number"] == m["number"])
-                    or f["pitfall"] == m["pitfall"]]
-            tally["none" if not others else "right" if same else "wrong"] += 1
-        apart = validate.told_apart(course_prints[slug])
-        table.append(f"| {ex.id} | {len(mistakes)} | {len({tuple(p) for p in course_prints[slug].values()})} | "
-                     f"{apart} | {tally['none']} | {tally['right']} | {tally['wrong']} |")
-        assert sum(tally.values()) == len(mistakes)
-    with capsys.disabled():
-        print("\n| exercise | mutants | distinct fingerprints | told apart | left out: none | right | only wrong |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        print("\n".join(table))
-
-
-def test_the_starters_get_no_diagnosis(course_prints, tmp_path):
-    """A learner who has written nothing yet (every test errors) is not told a known mistake."""
-    exercises = manifest.load_all()
-    for slug, ex in sorted(exercises.items()):
-        deps = validate.dependency_files(ex, exercises)
-        result = validate.run_solution(ex, ex.starter.read_text(encoding="utf-8"), deps, str(tmp_path))
-        assert result["status"] != "passed"
-        assert diagnosis.diagnose(result, known_mistakes.from_prints(ex, course_prints[slug])) == [], slug
