@@ -323,6 +323,8 @@ def _validate(ex: Exercise, dep_paths: dict[str, Path], mutants: list[str] | Non
             if start["status"] == "passed":
                 report.errors.append(f"{rel(ex.starter)}:1: the starter passes every hidden test; it should not")
         _run_mutants(ex, reference, deps, workdir, mutants, report)
+        if mutants is None:  # the full job (not a share of the mutants): the corpus too
+            _run_corpus(ex, deps, workdir, report)
     if "prompt_setup" not in broken:
         check_prompts(ex, deps, report)
     return report
@@ -352,6 +354,31 @@ def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: st
         if outcome == "passed":
             report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "
                                  f"{mutant.name} survives: {mutant.fails} passes on it ({mutant.description})")
+
+
+def _run_corpus(ex: Exercise, deps: dict[str, str], workdir: str, report: Report) -> None:
+    """The diagnosis corpus (authoring/corpus.py), as validation's gate sees it: it loads cleanly and covers every
+    mutant, each alternative passes every hidden test, and each injected mistake fails one: the test of the mutant
+    it mirrors first, the whole suite only when that one passes. How the diagnosis fares on it is measured apart
+    (`python -m authoring.corpus --diagnose`, `make diagnosis-report`), not at every validation."""
+    from . import corpus  # corpus.py judges through this module
+
+    found = corpus.load(ex)
+    report.errors += found.errors
+    for alt in found.alternatives:
+        got = run_solution(ex, alt.source, deps, workdir)
+        report.outcomes[f"alternative:{alt.name}"] = {t["name"]: t["outcome"] for t in got["tests"]}
+        report.errors += corpus._failures(ex, alt, got)
+    for injected in found.injected:
+        source = corpus.apply_edits(next(a for a in found.alternatives if a.name == injected.alternative), injected)
+        got = run_solution(ex, source, deps, workdir, only=[injected.mirrors.fails])
+        if got.get("status") == "passed":
+            got = run_solution(ex, source, deps, workdir)
+        report.outcomes[f"injected:{injected.label}"] = {"status": got.get("status", "")}
+        if got.get("status") == "passed":
+            where = f"{rel(injected.path)}:{manifest.line_of_field(injected.path, 'edit')}"
+            report.errors.append(f"{where}: injected mistake {injected.label} survives: every hidden test passes on "
+                                 f"it ({injected.description})")
 
 
 def _mutants_only(ex: Exercise, dep_paths: dict[str, Path], names: list[str]) -> Report:

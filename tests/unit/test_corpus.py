@@ -139,15 +139,33 @@ def test_other_mistakes_in_the_corpus_folder(tmp_path):
     assert load(root).errors[-1] == f"{rel(skipped)}:1: no-clamp is injected, so it cannot be skipped too"
 
 
-def test_the_corpus_is_no_input_of_validation_and_not_shipped(tmp_path):
-    """Editing the corpus does not make validation's cached result stale, and the ol wheel leaves it out."""
+def test_the_corpus_is_validated_and_not_shipped(tmp_path):
+    """Validation proves the corpus (an alternative that fails, an injected mistake that survives: errors), so
+    editing it makes validation's cached result stale; the ol wheel leaves it out."""
     root = copy_course(tmp_path)
     exercises = manifest.load_all(root)
     before = known.content_hash(exercises["t01-2"], exercises)
+    (report,), errors = validate.validate_all(["T01.2"], root=root, runs=1, jobs=1)
+    assert errors == [] and any(k.startswith("injected:") for k in report.outcomes)
+    assert all(v == {"status": "failed"} for k, v in report.outcomes.items() if k.startswith("injected:"))
     edit(root / "t01-2" / ALTERNATIVE, "    return t\n", "    return t  # edited\n")
     exercises = manifest.load_all(root)
-    assert known.content_hash(exercises["t01-2"], exercises) == before
+    assert known.content_hash(exercises["t01-2"], exercises) != before
     assert not [name for name in ol_wheel.course_files(root) if "/alternatives/" in name]
+
+
+def test_validation_refuses_a_failing_alternative_and_a_surviving_mistake(tmp_path):
+    """The gate can fail both ways: an alternative that fails a hidden test, and an injected mistake the hidden
+    tests no longer catch, each an error at its file."""
+    root = copy_course(tmp_path / "a")
+    edit(root / "t01-2" / ALTERNATIVE, "    return list(map(lambda x: x * k, xs))", "    return xs")
+    _, errors = validate.validate_all(["T01.2"], root=root, runs=1, jobs=1)
+    assert any("alternative inlined fails test_scale_by_zero" in e for e in errors), errors
+    root = copy_course(tmp_path / "b")
+    edit(root / "t01-2" / MISTAKE, 'replace = ""', 'replace = """    if t < lo:\n        return lo\n    if t > hi:\n'
+                                                   '        return hi\n"""')
+    _, errors = validate.validate_all(["T01.2"], root=root, runs=1, jobs=1)
+    assert [e for e in errors if "survives" in e and e.startswith(rel(root / "t01-2" / MISTAKE))], errors
 
 
 # --- judging ---------------------------------------------------------------------------------------------------------
