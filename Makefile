@@ -70,7 +70,7 @@ serve-isolated: build ## same, with cross-origin isolation headers (Stop interru
 	$(PY) -m authoring.serve --port $(PORT) --isolate
 
 validate: setup-python ## every exercise and page: reference passes (5 runs), starter fails, mutants caught, prompts agree
-	$(PY) -m authoring validate $(EX) --cache
+	$(PY) -m authoring validate $(EX) --cache $(if $(EX),--gate-first)
 
 preview: setup bundle ## live preview on http://127.0.0.1:$(PORT)/: rebuilds on every change, shows build errors
 	$(PY) -m authoring.preview --port $(PORT)

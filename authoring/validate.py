@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -299,9 +300,11 @@ def validate(ex: Exercise, exercises: dict[str, Exercise]) -> Report:
     return _validate(ex, dependency_paths(ex, exercises)).finish()
 
 
-def _validate(ex: Exercise, dep_paths: dict[str, Path], mutants: list[str] | None = None) -> Report:
+def _validate(ex: Exercise, dep_paths: dict[str, Path], mutants: list[str] | None = None, gate: bool = False) -> Report:
     """The full validation of `ex`, its mutants limited to the names in `mutants` when given (the others then
-    run in `_mutants_only` jobs of their own, on another core)."""
+    run in `_mutants_only` jobs of their own, on another core). With `gate`, only what decides whether the exercise
+    is consistent, fast: each mutant runs only the test it must fail (the first mutant, by name, the whole suite,
+    so one fingerprint is still compared), and the corpus is left to the full validation."""
     report = Report(ex.slug, ex.id)
     broken = syntax_errors(ex)
     report.errors += broken.values()
@@ -322,17 +325,17 @@ def _validate(ex: Exercise, dep_paths: dict[str, Path], mutants: list[str] | Non
             report.outcomes["starter"] = {t["name"]: t["outcome"] for t in start["tests"]}
             if start["status"] == "passed":
                 report.errors.append(f"{rel(ex.starter)}:1: the starter passes every hidden test; it should not")
-        _run_mutants(ex, reference, deps, workdir, mutants, report)
-        if mutants is None:  # the full job (not a share of the mutants): the corpus too
-            _run_corpus(ex, deps, workdir, report)
+        _run_mutants(ex, reference, deps, workdir, mutants, report, gate)
     if "prompt_setup" not in broken:
         check_prompts(ex, deps, report)
     return report
 
 
 def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: str, names: list[str] | None,
-                 report: Report) -> None:
-    """Run each mutant (those in `names`, or all) against the test it must fail; record it, and any survivor."""
+                 report: Report, gate: bool = False) -> None:
+    """Run each mutant (those in `names`, or all) against the test it must fail; record it, and any survivor.
+    `gate`: the test it must fail only, but for the first mutant by name (see `_validate`)."""
+    first = min((m.name for m in ex.mutants), default="")
     for mutant in ex.mutants:
         if names is not None and mutant.name not in names:
             continue
@@ -347,10 +350,12 @@ def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: st
             continue
         # The whole suite, not only the named test: how the mutant fails all of it is the known mistake a
         # learner's failing check is compared with (checker/diagnosis.py).
-        got = run_solution(ex, source, deps, workdir)
+        only = [mutant.fails] if gate and mutant.name != first else []
+        got = run_solution(ex, source, deps, workdir, only=only)
         outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
         report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
-        report.prints[mutant.name] = diagnosis.fingerprint(got)
+        if not only:
+            report.prints[mutant.name] = diagnosis.fingerprint(got)
         if outcome == "passed":
             report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "
                                  f"{mutant.name} survives: {mutant.fails} passes on it ({mutant.description})")
@@ -381,12 +386,21 @@ def _run_corpus(ex: Exercise, deps: dict[str, str], workdir: str, report: Report
                                  f"it ({injected.description})")
 
 
-def _mutants_only(ex: Exercise, dep_paths: dict[str, Path], names: list[str]) -> Report:
+def _corpus_only(ex: Exercise, dep_paths: dict[str, Path]) -> Report:
+    """The diagnosis corpus alone (`_run_corpus`), for the full job's report to take in."""
+    report = Report(ex.slug, ex.id)
+    deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
+    with tempfile.TemporaryDirectory() as workdir:
+        _run_corpus(ex, deps, workdir, report)
+    return report
+
+
+def _mutants_only(ex: Exercise, dep_paths: dict[str, Path], names: list[str], gate: bool = False) -> Report:
     """The mutants in `names` alone: their outcomes and survivors, for the full job's report to take in."""
     report = Report(ex.slug, ex.id)
     deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
     with tempfile.TemporaryDirectory() as workdir:
-        _run_mutants(ex, ex.reference.read_text(encoding="utf-8"), deps, workdir, names, report)
+        _run_mutants(ex, ex.reference.read_text(encoding="utf-8"), deps, workdir, names, report, gate)
     return report
 
 
@@ -409,9 +423,11 @@ def _job(spec: dict) -> dict:
     ex = manifest.load(Path(spec["folder"]))
     dep_paths = {path: Path(file) for path, file in spec["deps"].items()}
     if spec["kind"] == "full":
-        return dataclasses.asdict(_validate(ex, dep_paths, spec.get("mutants")))
+        return dataclasses.asdict(_validate(ex, dep_paths, spec.get("mutants"), spec.get("gate", False)))
     if spec["kind"] == "mutants":
-        return dataclasses.asdict(_mutants_only(ex, dep_paths, spec["mutants"]))
+        return dataclasses.asdict(_mutants_only(ex, dep_paths, spec["mutants"], spec.get("gate", False)))
+    if spec["kind"] == "corpus":
+        return dataclasses.asdict(_corpus_only(ex, dep_paths))
     return _reference_run(ex, dep_paths)
 
 
@@ -507,7 +523,7 @@ def _combine(ex: Exercise, full: dict, reruns: list[dict], parts: list[dict] = (
     report = Report(**full)
     for part in parts if report.suite_runs else ():  # a reference that does not run makes mutants prove nothing
         if "crash" in part:
-            report.errors.append(f"{rel(ex.folder)}: a run of mutants {part['crash']}")
+            report.errors.append(f"{rel(ex.folder)}: a job of its validation (mutants, or the corpus) {part['crash']}")
         else:
             report.outcomes.update(part["outcomes"])
             report.prints.update(part.get("prints", {}))
@@ -617,23 +633,28 @@ def _share_mutants(fulls: list[tuple[Exercise, dict, float, int]], jobs: int) ->
         spec["mutants"] = names[0::jobs]
         for k in range(1, jobs):
             share = names[k::jobs]
-            parts.append((ex, {"kind": "mutants", "folder": spec["folder"], "deps": spec["deps"], "mutants": share},
+            parts.append((ex, {"kind": "mutants", "folder": spec["folder"], "deps": spec["deps"], "mutants": share,
+                               "gate": spec.get("gate", False)},
                           BOOT_LIMIT + ex.time_limit * (len(share) + 1), k))
     return parts
 
 
 def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, root: Path | None = None,
-                 jobs: int | None = None, runs: int | None = None,
-                 factor_file: Path = FACTOR_FILE) -> tuple[list[Report], list[str]]:
+                 jobs: int | None = None, runs: int | None = None, factor_file: Path = FACTOR_FILE,
+                 gate: bool = False) -> tuple[list[Report], list[str]]:
     """Validate the chosen exercises (all by default), sorted by slug. Returns the reports and all their errors;
     warnings are on the reports.
 
     Each exercise whose fingerprint has no clean cached result is validated once in full, and its reference
     suite `runs` times in all (each run in a fresh process, `jobs` processes at a time). A failing, flaky or
     over-budget result is never cached; a cached one still has its time budget checked against today's factor.
+
+    `gate`: only what decides whether each exercise is consistent (`_validate`), in one run, with no corpus and
+    no cache: the answer an author waits for after an edit, before the fingerprints of a full validation.
     """
     root = Path(root) if root else manifest.EXERCISES
-    runs = max(1, runs or DEFAULT_RUNS)
+    runs = 1 if gate else max(1, runs or DEFAULT_RUNS)
+    cache = None if gate else cache
     jobs = 1 if IN_PYODIDE else max(1, jobs or os.cpu_count() or 1)
     load_errors: list[str] = []
     exercises = manifest.load_all(root, load_errors)
@@ -643,6 +664,7 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
     stamps: dict[str, Path] = {}
     fulls: list[tuple[Exercise, dict, float, int]] = []
     reruns: list[tuple[Exercise, dict, float, int]] = []
+    corpora: list[tuple[Exercise, dict, float, int]] = []
     for ex in chosen:
         if cache:
             stamps[ex.slug] = known.stamp_path(cache, ex, Course.of(exercises), runs)
@@ -653,9 +675,12 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
                                           cached=True)
                 continue
         deps = {path: str(file) for path, file in dependency_paths(ex, exercises).items()}
-        fulls.append((ex, {"kind": "full", "folder": str(ex.folder), "deps": deps},
+        fulls.append((ex, {"kind": "full", "folder": str(ex.folder), "deps": deps, "gate": gate},
                       BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + len(ex.mutants) + 2), 0))
         broken = syntax_errors(ex)
+        if not gate and (ex.folder / "alternatives").is_dir() and "reference" not in broken:
+            corpora.append((ex, {"kind": "corpus", "folder": str(ex.folder), "deps": deps},
+                            BOOT_LIMIT + ex.time_limit * 4 * (len(ex.catalogue) + len(ex.mutants)), 0))
         if "reference" not in broken and "tests" not in broken:  # else there is nothing to run again
             reruns += [(ex, {"kind": "reference", "folder": str(ex.folder), "deps": deps},
                         BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + 1), i) for i in range(1, runs)]
@@ -663,18 +688,18 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
     # jobs of their own run the rest on the other cores.
     parts = _share_mutants(fulls, jobs) if len(fulls) < jobs else []
     # The longest jobs first and the short reruns last, so that every core stays busy to the end.
-    tasks = sorted(fulls, key=lambda task: -len(task[0].mutants)) + parts + reruns
+    tasks = sorted(fulls, key=lambda task: -len(task[0].mutants)) + parts + corpora + reruns
     # Fork servers (a fresh process without its start-up) pay off from two exercises on; one exercise's runs
     # cost as much either way.
     servers = runs if len(fulls) > 1 else 0
     results = _execute([(spec, timeout, i) for _, spec, timeout, i in tasks], jobs, servers)
     done: dict[str, dict[str, list[dict]]] = {}
     for (ex, spec, _, _), result in zip(tasks, results):
-        done.setdefault(ex.slug, {"full": [], "mutants": [], "reference": []})[spec["kind"]].append(result)
+        done.setdefault(ex.slug, {"full": [], "mutants": [], "reference": [], "corpus": []})[spec["kind"]].append(result)
     for ex in chosen:
         if ex.slug in done:
             got = done[ex.slug]
-            reports[ex.slug] = _combine(ex, got["full"][0], got["reference"], got["mutants"])
+            reports[ex.slug] = _combine(ex, got["full"][0], got["reference"], got["mutants"] + got["corpus"])
     for ex in chosen:
         _conclude(ex, reports[ex.slug], factor, stamps.get(ex.slug))
         errors += reports[ex.slug].errors
@@ -736,6 +761,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, metavar="N", help="processes at a time (default: one per CPU core)")
     parser.add_argument("--runs", type=int, metavar="N", default=DEFAULT_RUNS, help="runs of each reference "
                         f"suite, each in a fresh process, to find flaky tests (default: {DEFAULT_RUNS})")
+    parser.add_argument("--gate", action="store_true", help="only what decides whether each exercise is "
+                        "consistent, fast: reference, starter, each mutant's own test, prompts (no corpus, no "
+                        "fingerprints but the first mutant's, one run, no cache)")
+    parser.add_argument("--gate-first", action="store_true", help="say the gate's verdict first, then validate in "
+                        "full (the author's edit loop: `make validate EX=...`)")
     parser.add_argument("--root", type=Path, metavar="DIR", help="the folder holding one folder per exercise "
                         f"(default: {rel(manifest.EXERCISES)})")
 
@@ -752,7 +782,17 @@ def main(args: argparse.Namespace) -> int:
         if problem and not (root / manifest.slug_of(key) / "exercise.toml").is_file():
             print(str(problem).strip("'\""), file=sys.stderr)
             return 2
-    reports, errors = validate_all(args.ids or None, args.cache, root=root, jobs=args.jobs, runs=args.runs)
+    if args.gate_first and not args.gate:
+        started = time.monotonic()
+        _, gate_errors = validate_all(args.ids or None, root=root, jobs=args.jobs, gate=True)
+        print(f"gate: {'FAILED' if gate_errors else 'ok'} in {time.monotonic() - started:.1f} s (reference, "
+              f"starter, each mutant's own test, prompts); the full validation follows", flush=True)
+        for line in gate_errors:
+            print(line, file=sys.stderr, flush=True)
+        if gate_errors:
+            return 1
+    reports, errors = validate_all(args.ids or None, args.cache, root=root, jobs=args.jobs, runs=args.runs,
+                                   gate=args.gate)
     warnings = [w for r in reports for w in r.warnings]
     factor = browser_factor()
     if args.json:
@@ -764,7 +804,7 @@ def main(args: argparse.Namespace) -> int:
         for r in reports:
             mutants = sum(1 for k in r.outcomes if k.startswith("mutant:"))
             status = "FAILED" if r.errors else "ok, cached" if r.cached else "ok"
-            apart = f", {told_apart(r.prints)} told apart" if r.prints else ""
+            apart = f", {told_apart(r.prints)} told apart" if r.prints and not args.gate else ""
             print(f"{r.slug}: {status} ({len(r.outcomes.get('reference', {}))} tests, {mutants} mutants{apart}"
                   f"{r.timing()})")
         if any(r.estimate is not None for r in reports):

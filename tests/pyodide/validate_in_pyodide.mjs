@@ -1,6 +1,8 @@
 // Run authoring.validate inside Pyodide under Node.js and print its JSON report.
 // The same judge, hidden tests and mutants as on CPython, in the browser's runtime, without a browser.
-// usage: [TL_ROOT=<exercises folder>] node validate_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> [ID ...]
+// usage: [TL_ROOT=<exercises folder>] [TL_PARITY=gate] node validate_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> [ID ...]
+// TL_PARITY=gate: validation's gate only (authoring/validate.py validate_all(gate=True)): reference, starter, each
+// mutant's own test, the first mutant's whole suite, prompts; one run of the reference.
 //
 // Pyodide has no subprocesses, so validation runs in this one interpreter; the reference suite runs RUNS times
 // (in-process, one after another) so that its time, the median, is steady enough to compare with CPython's.
@@ -23,7 +25,9 @@ const ready = performance.now();
 py.FS.mkdirTree("/repo");
 py.FS.mount(py.FS.filesystems.NODEFS, { root: resolve(repo) }, "/repo");
 py.globals.set("ids", py.toPy(ids));
-py.globals.set("runs", RUNS);
+const gate = process.env.TL_PARITY === "gate";
+py.globals.set("runs", gate ? 1 : RUNS);
+py.globals.set("gate", gate);
 // TL_ROOT: another exercises folder, relative to the repository (the fixture course's, for the platform's tests)
 py.globals.set("root", process.env.TL_ROOT || "");
 const report = py.runPython(`
@@ -33,7 +37,7 @@ os.chdir("/tmp")
 from authoring import validate
 from course import manifest
 manifest.REPO = manifest.Path("/repo")
-reports, errors = validate.validate_all(list(ids) or None, runs=runs,
+reports, errors = validate.validate_all(list(ids) or None, runs=runs, gate=gate,
                                         root=manifest.Path("/repo", root) if root else None)
 json.dumps({"errors": errors, "outcomes": {r.slug: r.outcomes for r in reports},
             "suite_ms": {r.slug: r.suite_ms for r in reports}, "suite_runs": {r.slug: r.suite_runs for r in reports},
