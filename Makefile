@@ -10,11 +10,15 @@ ZENSICAL_SITE := build/zensical/site
 export PYTHONPATH := $(CURDIR)
 export NO_MKDOCS_2_WARNING := 1
 PORT ?= 8000
+# A tier builds what it tests, unless `make test` has prepared it all first (PREPARED=1).
+SITE = $(if $(PREPARED),,build)
+FIXTURE_SITE = $(if $(PREPARED),,fixture-site)
+ZENSICAL = $(if $(PREPARED),,build-zensical)
 # Where `make setup` links the `ol` command (README: "Working locally with ol").
 BINDIR ?= $(HOME)/.local/bin
 
 .PHONY: setup setup-python setup-node setup-browser setup-engines test-engines build bundle serve serve-isolated test test-unit test-js \
-        test-exercises test-pyodide test-e2e validate suite-times bench clean new preview fixture-site link-ol
+        test-content test-pyodide test-e2e validate suite-times bench clean new preview fixture-site link-ol
 
 setup: setup-python setup-node ## Python venv, npm packages, Pyodide assets (no browser)
 	$(PY) -m tools.pyodide_assets .cache/pyodide-check >/dev/null
@@ -92,18 +96,21 @@ test-unit: setup-python setup-node
 test-js: setup-node
 	node --test web/test/
 
-test-exercises: validate
+# The course's content, checked from its manifests at a small cost per exercise: validation (the build's, cached by
+# content), the diagnosis's leave-one-out and the starters, the pages of the site (tests/content).
+test-content: $(SITE) ## the course's content: validation, the diagnosis on the course, every page's static checks
+	$(PY) -m pytest -q tests/content
 
-test-pyodide: build ## the same validation inside Pyodide under Node.js; outcomes must equal CPython's
+test-pyodide: $(SITE) ## the same validation inside Pyodide under Node.js; outcomes must equal CPython's
 	$(PY) -m pytest -q tests/pyodide
 
-test-e2e: build fixture-site setup-browser ## real headless Chromium against the built site on localhost
+test-e2e: $(SITE) $(FIXTURE_SITE) setup-browser ## real headless Chromium against the built site on localhost
 	$(PY) -m pytest -q tests/e2e --ignore=tests/e2e/test_engines.py
 
 # The learner journeys that can differ by engine, in Firefox ESR and WebKitGTK (the full suite above is Chromium's;
 # ENGINES=chromium,firefox,webkit runs them in all three). A journey whose browser stopped answering (a timeout,
 # never a wrong verdict or a page error) is run once more, and pytest says so.
-test-engines: build fixture-site setup-engines ## the engine matrix: the journeys in Firefox and WebKit
+test-engines: $(SITE) $(FIXTURE_SITE) setup-engines ## the engine matrix: the journeys in Firefox and WebKit
 	TL_ENGINES=$(or $(ENGINES),firefox$(COMMA)webkit) $(PY) -m pytest -q tests/e2e/test_engines.py \
 	  --reruns 1 --only-rerun "TimeoutError|EngineError"
 COMMA := ,
@@ -124,13 +131,25 @@ build-zensical: setup bundle setup-zensical ## the site built by Zensical (pinne
 # The end-to-end tests of the real course's pages and accessibility, on Zensical's output. What only the page's
 # script and the bundles decide (a reference passing, a mutant failing) is the same file under either generator,
 # so it runs once, in test-e2e; so does axe in the dark scheme (our colours are one stylesheet for both).
-test-e2e-zensical: build-zensical setup-browser ## those end-to-end tests against build/zensical/site
+test-e2e-zensical: $(ZENSICAL) setup-browser ## those end-to-end tests against build/zensical/site
 	TL_SITE=$(ZENSICAL_SITE) $(PY) -m pytest -q tests/e2e/test_zensical.py tests/e2e/test_content.py \
 	  tests/e2e/test_a11y.py::test_axe_finds_nothing_serious tests/e2e/test_a11y.py::test_phone_width \
 	  -k "not reference_passes and not first_mutant and not dark"
 
-test: test-unit test-js test-exercises test-pyodide test-e2e test-engines test-e2e-zensical ## everything CI runs
+# Every tier in turn, each timed (build/tier-times.tsv, printed at the end): first everything the tiers need (set-up,
+# the sites, the browsers), then the platform's tiers and the content's. bench/README.md, "The cost of a course",
+# says what each tier costs per exercise.
+TIERS := test-unit test-js test-content test-pyodide test-e2e test-engines test-e2e-zensical
+test: ## everything CI runs
+	@mkdir -p build; printf 'tier\tseconds\n' > build/tier-times.tsv
+	@for tier in prepare $(TIERS); do start=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$tier PREPARED=$$([ $$tier = prepare ] || echo 1) || { echo "make test: $$tier failed"; exit 1; }; \
+	  printf '%s\t%s\n' $$tier $$(( $$(date +%s) - start )) >> build/tier-times.tsv; done
+	@column -t build/tier-times.tsv
 	@echo "all tests passed"
+
+.PHONY: prepare test-content
+prepare: build fixture-site setup-engines build-zensical ## what the tiers need: the sites, both generators, browsers
 
 # make bench ENGINE=firefox|webkit|phone: start-up and the first Check in that engine (bench/engines.py) instead.
 bench: build setup-browser ## start-up and run-time benchmark, then the same over emulated networks (bench/README.md)
