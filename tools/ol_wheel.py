@@ -170,7 +170,7 @@ def write_index(site: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[s
         f"{name}</a><br>\n</body></html>\n", encoding="utf-8")
     (site / "simple" / "index.html").write_text(
         f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Simple index</title></head><body>\n"
-        f"<a href=\"{PROJECT}/\">{PROJECT}</a><br>\n</body></html>\n", encoding="utf-8")
+        f"<h1>Simple index</h1>\n<a href=\"{PROJECT}/\">{PROJECT}</a><br>\n</body></html>\n", encoding="utf-8")
     return wheel
 
 

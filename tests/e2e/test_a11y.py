@@ -1,7 +1,9 @@
 """Accessibility and layout, in real headless Chromium.
 
-Over every page of the real site (mkdocs.yml's nav, and any exercise or chapter page outside it, so a new page is
-audited without naming it here):
+Over one page of each kind of the real site (pages are of one kind when the same widgets are on them: the first of
+each, in the order of mkdocs.yml's nav and then any exercise or chapter page outside it, so a new kind of page is
+audited without naming it here; every page is checked statically by tests/content/test_pages.py, a cost that does
+not grow with the course as a browser's does):
 - An axe-core audit (from node_modules, injected by Playwright: never a CDN), in the light and the dark palette,
   fails on any "serious" or "critical" violation. Pages are audited with saved work in place (failed and passed
   tests, right and wrong answers, a prediction), so result rows, verdicts and the diff are on screen and their
@@ -16,6 +18,7 @@ On the fixture course (the machinery):
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +46,23 @@ def site_pages() -> list[str]:
     return listed + sorted(set(linked) - set(listed)) + ["404.html"]
 
 
-PAGES = site_pages()
+def page_kind(path: str) -> tuple[str, ...]:
+    """A page's kind: the widgets and parts of them its built HTML holds (its `tl-` classes)."""
+    site = served(SITE)
+    html = site / path / "index.html" if not path.endswith(".html") else site / path
+    text = html.read_text(encoding="utf-8") if html.is_file() else ""
+    return tuple(sorted(set(re.findall(r'class="(tl-[a-z-]+)', text)))) or (path,)
+
+
+def one_of_each_kind(pages: list[str]) -> list[str]:
+    """The first page of each kind, in the order given."""
+    seen: dict[tuple[str, ...], str] = {}
+    for path in pages:
+        seen.setdefault(page_kind(path), path)
+    return list(seen.values())
+
+
+PAGES = one_of_each_kind(site_pages())
 BLOCKING = ("serious", "critical")
 SCHEMES = {"light": "default", "dark": "slate"}
 

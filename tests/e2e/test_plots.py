@@ -200,7 +200,11 @@ def lesson_cells():
             yield ex
 
 
-@pytest.mark.parametrize("ex", list(lesson_cells()), ids=lambda ex: ex.id)
+# The first lesson whose example cell plots: the browser's part (matplotlib loaded on demand, a figure drawn, the
+# starter's message) is the platform's, the same on every lesson. Each lesson's example runs at build time on
+# CPython against its reference and its starter (mdwidgets/pycell.py), so no lesson's content goes unchecked, and
+# this test's cost does not grow with the course.
+@pytest.mark.parametrize("ex", list(lesson_cells())[:1], ids=lambda ex: ex.id)
 def test_a_lesson_cell_plots_with_the_reference_and_says_what_to_write_with_the_starter(no_sw_context, recorder,
                                                                                         site_url, ex):
     page = no_sw_context.new_page()
