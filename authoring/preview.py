@@ -9,6 +9,12 @@
   config file, polled twice a second. A change to web/src/ re-bundles the front end first. Validation re-runs
   only for exercises whose content changed (the build's content-hash cache); everything else is reused.
 - Each build runs in a fresh Python process, so edits to the widgets or the checker take effect at once.
+- An edit of pages alone takes the page path: a dirty build (`mkdocs build --dirty`) into the site being served,
+  which converts the edited pages only and renders their maths (PAGES_ONLY tells the build's hook), in about a
+  second however large the course. Another page's navigation shows a changed title after the next full build.
+- An edit of exercise folders alone first runs validation's gate on them (`validate --gate`: reference,
+  starter, each mutant's own test, prompts), whose failure shows in the page at once; then the full build, which
+  takes their fingerprints and bundles.
 - When a build fails, every HTML request gets a page listing its errors, one `file:line: message` each, within a
   second of the build ending, instead of a server that hangs; fixing the file rebuilds and the page comes back.
 - Pages reload themselves after each build (a tiny script the server adds to HTML). The service worker is
@@ -21,6 +27,7 @@ import argparse
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +38,11 @@ from pathlib import Path
 from authoring import serve
 
 REPO = Path(__file__).resolve().parent.parent
+# The page path: after an edit of pages alone, a dirty build (`mkdocs build --dirty`) into the site being served,
+# with this set in its environment, so that the build's hook (tools/mkdocs_hooks.py) skips what an edit of pages
+# cannot change (validation, the assets, the offline copy): only the edited pages are converted.
+PAGES_ONLY = "TL_PREVIEW_PAGES_ONLY"
+DIRTY_NOTICES = ("A 'dirty' build is being performed", "The directory contains stale files")
 WATCHED = ("docs", "exercises", "mdwidgets", "checker", "web/src", "overrides", "tools")
 POLL = 0.5
 
@@ -88,11 +100,14 @@ class State:
         self.version = 0
         self.building = False
         self.last_ms = 0
+        self.path = ""  # "full" or "pages": how the last build was made
+        self.gate: dict = {}  # the last gate's exercises, verdict and time
 
     def snapshot(self) -> dict:
         with self.lock:
             return {"version": self.version, "errors": list(self.errors), "building": self.building,
-                    "ms": self.last_ms, "root": str(self.root) if self.root else None}
+                    "ms": self.last_ms, "root": str(self.root) if self.root else None, "path": self.path,
+                    "gate": dict(self.gate)}
 
 
 def make_handler(state: State):
@@ -168,6 +183,33 @@ def fingerprint(paths: list[Path]) -> dict[str, float]:
     return seen
 
 
+def build_pages(config: Path, target: Path) -> tuple[bool, str]:
+    """The page path: a dirty build into `target`, the site being served, in a fresh process. Without --strict,
+    which MkDocs' own notice of a dirty build would trip: any other warning fails it as --strict would."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1", PAGES_ONLY: "1"}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--dirty", "--no-strict", "-f", str(config), "-d",
+                           str(target)],
+                          capture_output=True, text=True, cwd=REPO, env=env)
+    output = "\n".join(line for line in (proc.stdout + proc.stderr).splitlines()
+                       if not any(notice in line for notice in DIRTY_NOTICES))
+    return proc.returncode == 0 and not error_lines_only(output), output
+
+
+def error_lines_only(output: str) -> list[str]:
+    """The ERROR and WARNING lines of a build's output (a successful build may print INFO lines only)."""
+    return [line for line in output.splitlines() if line.startswith(("ERROR", "WARNING"))]
+
+
+def gate(config: Path, slugs: list[str]) -> tuple[bool, str]:
+    """The exercise path: validation's gate (authoring/validate.py --gate) on the edited exercises, in a fresh
+    process, before the full build that takes their fingerprints."""
+    root = config.resolve().parent / "exercises"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "authoring", "validate", *slugs, "--gate", "--root", str(root)],
+                          capture_output=True, text=True, cwd=REPO, env=env)
+    return proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def build(config: Path, target: Path, bundle: bool) -> tuple[bool, str]:
     """One build into `target`, in a fresh process. Returns (ok, output)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"}
@@ -190,27 +232,57 @@ class Watcher:
         self.slots = [out / "a", out / "b"]
         self.next = 0
         course_root = config.resolve().parent
+        self.course = course_root
         self.paths = [REPO / p for p in WATCHED] + [course_root / "docs", course_root / "exercises", config]
 
     def rebuild(self, bundle: bool) -> None:
         target = self.slots[self.next]
+        self._step("full", lambda: build(self.config, target, bundle), target, switch=True)
+
+    def rebuild_pages(self) -> None:
+        """The page path (`build_pages`) into the site being served; a full build when none is served yet."""
+        if self.state.root is None:
+            return self.rebuild(bundle=False)
+        self._step("pages", lambda: build_pages(self.config, self.state.root), self.state.root, switch=False)
+
+    def gate(self, slugs: list[str]) -> bool:
+        """The exercise path's first step: the gate's verdict, shown at once when it fails."""
         with self.state.lock:
             self.state.building = True
         started = time.perf_counter()
-        ok, output = build(self.config, target, bundle)
+        ok, output = gate(self.config, slugs)
+        ms = round((time.perf_counter() - started) * 1000)
+        with self.state.lock:
+            self.state.gate = {"exercises": slugs, "ok": ok, "ms": ms}
+            if not ok:
+                self.state.building = False
+                self.state.version += 1
+                lines = [line.strip() for line in output.splitlines() if line.strip()]
+                located = [line for line in lines if re.match(r"^[^\s:]+:\d+: ", line)]
+                self.state.errors = (located or lines)[:50]
+        print(f"preview: gate of {', '.join(slugs)} {'ok' if ok else 'FAILED'} in {ms / 1000:.1f} s", flush=True)
+        return ok
+
+    def _step(self, path: str, run, target: Path, switch: bool) -> None:
+        with self.state.lock:
+            self.state.building = True
+        started = time.perf_counter()
+        ok, output = run()
         ms = round((time.perf_counter() - started) * 1000)
         with self.state.lock:
             self.state.building = False
             self.state.last_ms = ms
+            self.state.path = path
             self.state.version += 1
             if ok:
                 self.state.root = target
                 self.state.errors = []
-                self.next = 1 - self.next
+                if switch:
+                    self.next = 1 - self.next
             else:
                 self.state.errors = error_lines(output) or ["the build failed without a message"]
         if ok:
-            print(f"preview: built in {ms / 1000:.1f} s", flush=True)
+            print(f"preview: built ({path}) in {ms / 1000:.1f} s", flush=True)
         else:
             print("preview: the build failed:\n  " + "\n  ".join(self.state.errors), flush=True)
 
@@ -228,6 +300,16 @@ class Watcher:
             bundle = any(f"{os.sep}web{os.sep}src{os.sep}" in p for p in changed)
             names = sorted(os.path.relpath(p, REPO) for p in changed)
             print(f"preview: changed {', '.join(names[:3])}{' …' if len(names) > 3 else ''}", flush=True)
+            docs, exercises = self.course / "docs", self.course / "exercises"
+            if all(Path(p).is_relative_to(docs) and p.endswith(".md") for p in changed) and not self.state.errors:
+                self.rebuild_pages()
+                continue
+            slugs = sorted({Path(p).relative_to(exercises).parts[0] for p in changed
+                            if Path(p).is_relative_to(exercises) and len(Path(p).relative_to(exercises).parts) > 1})
+            edited_exercises_only = slugs and all(Path(p).is_relative_to(exercises) for p in changed) \
+                and all((exercises / s / "exercise.toml").is_file() for s in slugs)
+            if edited_exercises_only and not self.gate(slugs):
+                continue
             self.rebuild(bundle)
 
 

@@ -79,9 +79,12 @@ def core_tests(ex: Exercise, mutants: list[Mutant], prints: dict[str, list[str] 
     calls (`test_calls`; `sol.rejection_accept(...)` at line 197 makes `rejection_accept` its home); and the tests
     of the other mutants whose edits change the same function of the reference."""
     reference = ex.reference.read_text(encoding="utf-8")
-    spans = function_spans(reference)
     source = ex.tests_file.read_text(encoding="utf-8")
-    calls = test_calls(source, reference)
+    try:
+        spans = function_spans(reference)
+        calls = test_calls(source, reference)
+    except SyntaxError:  # validation says where; without the code's shape, each mutant's own test alone
+        return {m.name: [m.fails] for m in mutants}
     where = {m.name: set(edited_functions(reference, m, spans)) for m in mutants}
     found = {}
     for m in mutants:

@@ -9,6 +9,7 @@ Mistakes are logged as errors, one `file:line: message` each, and `--strict` abo
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -16,7 +17,7 @@ from mkdocs.exceptions import PluginError
 import mdwidgets
 from course.manifest import rel
 from authoring import examples, pages
-from tools import site_steps
+from authoring.preview import PAGES_ONLY
 
 LOG = logging.getLogger("mkdocs.plugins.tl")
 
@@ -37,6 +38,10 @@ def on_config(config):
 
 
 def on_pre_build(config):
+    if os.environ.get(PAGES_ONLY):
+        return
+    from tools import site_steps  # here, not at the top: the preview's page path needs none of the build's steps
+
     try:
         errors, warnings = site_steps.pre_build(_course(config))
     except site_steps.StepError as exc:
@@ -61,9 +66,20 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_post_build(config):
-    try:
-        warnings = site_steps.post_build(Path(config["site_dir"]), _course(config))
-    except site_steps.StepError as exc:
-        raise PluginError(str(exc)) from None
+    site, course = Path(config["site_dir"]), _course(config)
+    if os.environ.get(PAGES_ONLY):  # the preview's page path: the edited pages' maths; the rest is built already
+        from tools import formulas
+
+        try:
+            warnings = formulas.render(site, course.docs)
+        except formulas.FormulaError as exc:
+            raise PluginError(str(exc)) from None
+    else:
+        from tools import site_steps
+
+        try:
+            warnings = site_steps.post_build(site, course)
+        except site_steps.StepError as exc:
+            raise PluginError(str(exc)) from None
     for warning in warnings:
         LOG.warning(warning)  # a formula KaTeX rejects: `--strict` fails the build

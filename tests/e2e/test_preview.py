@@ -107,6 +107,54 @@ def test_a_broken_widget_shows_its_error_in_the_open_page_and_a_fix_brings_it_ba
     assert state(url)["errors"] == []
 
 
+def test_a_page_edit_takes_the_page_path(preview, page):
+    """An edit of a page alone is a dirty build of that page into the site being served (the page path), shown
+    by the open page without a reload by hand."""
+    root, url = preview
+    wait_state(url, lambda s: not s["building"] and s["errors"] == [], BUILD_S)
+    path, uri = lesson_page(root)
+    page.goto(url + uri)
+    page.wait_for_selector(".tl-cell")
+    good = path.read_text()
+    version = state(url)["version"]
+    path.write_text(good + "\nA paragraph added by the preview's test.\n")
+    started = time.monotonic()
+    try:
+        page.get_by_text("A paragraph added by the preview's test.").wait_for(timeout=BUILD_S * 1000)
+        seconds = time.monotonic() - started
+        current = state(url)
+        assert current["path"] == "pages" and current["version"] > version, current
+        print(f"\npreview: a page edit shown {seconds:.1f} s after the save (page path, {current['ms']} ms build)")
+    finally:
+        path.write_text(good)
+    wait_state(url, lambda s: not s["building"] and s["version"] > version + 1, BUILD_S)
+
+
+def test_a_broken_exercise_is_told_by_the_gate_first(preview):
+    """An exercise edit that breaks it (here: a mutant the hidden tests no longer catch) fails validation's gate,
+    whose error shows before any full build is made; fixing it rebuilds."""
+    root, url = preview
+    wait_state(url, lambda s: not s["building"] and s["errors"] == [], BUILD_S)
+    sys.path.insert(0, str(REPO))
+    from course import manifest
+
+    ex = next(e for e in manifest.load_all(root / "exercises").values() if e.mutants)
+    mutant = ex.mutants[0]
+    good = mutant.path.read_text()
+    version = state(url)["version"]
+    try:  # the mutant made harmless: each of its edits replaces the code by itself
+        broken = good.split("[[edit]]")[0] + "".join(
+            f"[[edit]]\nfind = {json.dumps(e.find)}\nreplace = {json.dumps(e.find)}\n\n" for e in mutant.edits)
+        mutant.path.write_text(broken)
+        current = wait_state(url, lambda s: s["version"] > version and not s["building"], BUILD_S)
+        assert current["gate"]["ok"] is False and current["gate"]["exercises"] == [ex.slug], current
+        assert any("survives" in e for e in current["errors"]), current["errors"]
+        print(f"\npreview: the gate told a broken exercise in {current['gate']['ms']} ms")
+    finally:
+        mutant.path.write_text(good)
+    wait_state(url, lambda s: not s["building"] and s["errors"] == [], BUILD_S)
+
+
 def test_a_syntax_error_in_a_reference_is_one_line_with_its_line(preview, page):
     root, url = preview
     sys.path.insert(0, str(REPO))
