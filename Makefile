@@ -168,7 +168,10 @@ bench-network: build setup-browser ## start-up over emulated networks, plain and
 bench-versions: build setup-browser ## an earlier build against this one, side by side (BEFORE=dir of its site/)
 	$(PY) -m bench.versions --before "$(BEFORE)" $(if $(RUNS),--runs $(RUNS))
 
+# First a fresh clone's `make test` on the generated course (bench/course_test.py: each tier's wall time), then the
+# author's figures (bench/course.py: builds, validation, the preview's edit loop, sizes).
 bench-course: setup bundle ## course-scale benchmark on a generated course of 100 exercises ([COUNT=N]; bench/README.md)
+	$(PY) -m bench.course_test $(if $(COUNT),--count $(COUNT))
 	$(PY) -m bench.course $(if $(COUNT),--count $(COUNT))
 
 clean:

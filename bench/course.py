@@ -229,8 +229,8 @@ SNAPSHOT_CACHE = Path(".cache") / "snapshot"      # under the platform folder (t
 PYODIDE_SCRIPT = Path("tests") / "pyodide" / "validate_in_pyodide.mjs"
 # What the build, validation and preview run, besides the repository's top-level files (pyproject.toml, ...): a
 # copy of these, taken at the start, is what is measured.
-PLATFORM = ("checker", "tools", "mdwidgets", "overrides", "web/src", "web/build.mjs", "build/web",
-            str(PYODIDE_SCRIPT), ".cache/validate/pyodide-factor.json")
+PLATFORM = ("checker", "course", "ol", "authoring", "tools", "mdwidgets", "overrides", "web/src", "web/build.mjs",
+            "build/web", str(PYODIDE_SCRIPT), ".cache/validate/pyodide-factor.json")
 POLL = 0.1  # seconds between two looks at the preview's state
 
 

@@ -100,29 +100,40 @@ def visit(request, course_context, site_url):
 each = pytest.mark.parametrize("visit", SLUGS, indirect=True)  # one page per exercise, shared by its tests
 
 
-@each
-def test_its_page_loads_cleanly_and_its_numeric_prompts_accept_their_answers(visit, course_context, site_url):
-    ex, page = visit.ex, visit.page
-    assert cell(page, ex.slug).count() == 1, f"{ex.id}'s code cell is not on {ex.page}"
-    page.wait_for_function("(slug) => document.querySelector(`.tl-cell[data-exercise='${slug}'] .cm-editor`)",
-                           arg=ex.slug)
-    assert page.locator("h1").count() == 1
-    own, other = [], {}
-    for prompt in ex.prompts:
-        where = prompt_pages().get((ex.slug, prompt.id), [])
-        assert where, f"{ex.id}'s numeric prompt {prompt.id!r} is on no page of the site"
-        if uri(ex.page) in where:
-            own.append(prompt)
-        else:
-            other.setdefault(where[0], []).append(prompt)
-    answer_all(page, ex, own)
-    for path, prompts in other.items():  # a prompt on another page (rare): answered in a tab of its own
-        tab = course_context[0].new_page()
-        tab.on("pageerror", lambda e: visit.recorder.errors.append(str(e)))
-        tab.goto(site_url + path)
-        answer_all(tab, ex, prompts)
-        tab.close()
-    visit.clean()
+def test_every_exercise_page_loads_cleanly_and_its_prompts_accept_their_answers(course_context, site_url):
+    """Every exercise's page in turn, in one tab, as one learner going through the course: it loads with no error
+    and no request off localhost, shows its code cell and one h1, and every numeric prompt accepts its manifest
+    answer (a prompt on another page, in a tab of its own). Nothing here waits for Python: that is the course
+    check's (below), so a page costs its load and its prompts only."""
+    context, shared = course_context
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+    for slug in SLUGS:
+        ex = exercises(COURSE)[slug]
+        page.goto(site_url + uri(ex.page))
+        assert cell(page, ex.slug).count() == 1, f"{ex.id}'s code cell is not on {ex.page}"
+        page.wait_for_function("(slug) => document.querySelector(`.tl-cell[data-exercise='${slug}'] textarea`)",
+                               arg=ex.slug)
+        assert page.locator("h1").count() == 1, ex.page
+        own, other = [], {}
+        for prompt in ex.prompts:
+            where = prompt_pages().get((ex.slug, prompt.id), [])
+            assert where, f"{ex.id}'s numeric prompt {prompt.id!r} is on no page of the site"
+            if uri(ex.page) in where:
+                own.append(prompt)
+            else:
+                other.setdefault(where[0], []).append(prompt)
+        answer_all(page, ex, own)
+        for path, prompts in other.items():  # a prompt on another page (rare): answered in a tab of its own
+            tab = context.new_page()
+            tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
+            tab.goto(site_url + path)
+            answer_all(tab, ex, prompts)
+            tab.close()
+    page.close()
+    assert errors == [], errors
+    assert shared.foreign() == [], f"requests left localhost: {shared.foreign()}"
 
 
 def answer_all(page, ex, prompts) -> None:
