@@ -164,7 +164,10 @@ endif
 bench-network: build setup-browser ## start-up over emulated networks, plain and compressing server ([RUNS=N])
 	$(PY) -m bench.network $(if $(RUNS),--runs $(RUNS))
 
-.PHONY: bench-course bench-network bench-versions
+.PHONY: bench-course bench-network bench-versions diagnosis-report
+diagnosis-report: validate ## the diagnosis measured: leave-one-out and the corpus (bench/results/diagnosis-latest.md)
+	@mkdir -p bench/results
+	$(PY) -m authoring.corpus --diagnose | tee bench/results/diagnosis-latest.md
 bench-versions: build setup-browser ## an earlier build against this one, side by side (BEFORE=dir of its site/)
 	$(PY) -m bench.versions --before "$(BEFORE)" $(if $(RUNS),--runs $(RUNS))
 
