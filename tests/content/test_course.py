@@ -24,3 +24,16 @@ def test_every_exercise_and_chapter_loads():
 
 def test_every_page_and_widget_of_the_site_checks_clean():
     assert pages.check(REPO / "mkdocs.yml") == []
+
+
+def test_the_real_exercises_load():
+    exercises = manifest.load_all()
+    assert exercises, "no exercise found in exercises/"
+    by_id = exercises.by_id
+    for slug, ex in exercises.items():
+        assert ex.slug == slug == ex.folder.name
+        assert ex.id.lower().replace(".", "-") == slug
+        assert ex.starter.is_file() and ex.reference.is_file() and ex.tests_file.is_file()
+        assert len(ex.mutants) == len(list((ex.folder / "mutants").glob("*.toml")))
+        assert all(r in by_id for r in ex.requires)
+        assert ex not in manifest.dependency_order(ex, by_id)

@@ -199,3 +199,22 @@ def test_file_paths_in_the_docs_and_comments_exist():
                 if not (REPO / name).is_file():
                     lost.append(f"{path.relative_to(REPO)}:{line}: {name}")
     assert lost == []
+
+
+# What reads the real course's content: its exercises (load_all() of the default folder, manifest.EXERCISES) or
+# its pages. The unit tier tests the platform on the fixture courses; the content is the content tier's.
+CONTENT_RE = re.compile(r"\bload_all\(\s*\)|\bmanifest\.EXERCISES\b|REPO\s*/\s*\"docs\"")
+
+
+def content_reads(folder: Path) -> list[str]:
+    return [f"{path.relative_to(folder)}:{n}: {line.strip()}" for path in sorted(folder.rglob("test_*.py"))
+            if path != Path(__file__)
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if CONTENT_RE.search(line)]
+
+
+def test_the_unit_tier_reads_none_of_the_real_course(tmp_path):
+    """ARCHITECTURE.md's "content is data": a platform test that read the course would break, or grow, with it.
+    Shown failing on a test file that loads the course's exercises."""
+    assert content_reads(REPO / "tests" / "unit") == []
+    (tmp_path / "test_x.py").write_text("from course import manifest\nexercises = manifest.load_all()\n")
+    assert [line.split(": ", 1)[1] for line in content_reads(tmp_path)] == ["exercises = manifest.load_all()"]

@@ -67,21 +67,6 @@ def load_error(folder: Path) -> str:
     return str(info.value)
 
 
-# --- the real exercises, checked from their manifests ----------------------------------------------------------------
-
-def test_the_real_exercises_load():
-    exercises = manifest.load_all()
-    assert exercises, "no exercise found in exercises/"
-    by_id = {e.id: e for e in exercises.values()}
-    for slug, ex in exercises.items():
-        assert ex.slug == slug == ex.folder.name
-        assert ex.id.lower().replace(".", "-") == slug
-        assert ex.starter.is_file() and ex.reference.is_file() and ex.tests_file.is_file()
-        assert len(ex.mutants) == len(list((ex.folder / "mutants").glob("*.toml")))
-        assert all(r in by_id for r in ex.requires)
-        assert ex not in manifest.dependency_order(ex, by_id)
-
-
 def test_the_check_order_is_direct_requirements_first_then_the_others_nearest_first():
     """One order for `ol check` and the page (the bundle's checkOrder): X requires A and B, A requires C."""
     def node(id_: str, *requires: str) -> SimpleNamespace:
