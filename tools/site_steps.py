@@ -72,7 +72,7 @@ def post_build(site: Path, course: Course) -> list[str]:
                                                    "version": ol_wheel.wheel_version(wheel.name),
                                                    "progress": progress_page(course.docs)}) + "\n")
     search_later.write(site)  # the theme's search index is built once Python is ready, not while it starts
-    offline.write(site)
+    offline.write(site, course.exercises)  # grouped by the course: what a first visit saves (issue 34)
     return warnings
 
 

@@ -221,9 +221,10 @@ def test_it_grades_offline_after_a_first_visit(engine, site):
     engine.wait("() => new Promise((resolve) => { const sw = navigator.serviceWorker;"
                 " if (!sw || !sw.controller) return resolve(false);"
                 " sw.addEventListener('message', function once(e) { if (!e.data || e.data.type !== 'tl-sw-status') return;"
-                " sw.removeEventListener('message', once); resolve(e.data.cached >= e.data.total); });"
-                " sw.controller.postMessage({type: 'tl-sw-status'}); setTimeout(() => resolve(false), 2000); })",
-                timeout=180, what="the offline copy")
+                " sw.removeEventListener('message', once); resolve(Boolean(e.data.pageSaved) && !e.data.filling); });"
+                " sw.controller.postMessage({type: 'tl-sw-status', page: location.href});"
+                " setTimeout(() => resolve(false), 2000); })",
+                timeout=180, what="the offline copy of the page's unit")
     server.shutdown()
     server.server_close()  # the host is gone: only the service worker's copy remains
     engine.reload()
