@@ -58,6 +58,7 @@ def post_build(site: Path, course: Course) -> list[str]:
     except LookupError as exc:
         raise StepError(str(exc)) from None
     bundle.write(target, course.exercises, mistakes)
+    bundle.write_authoring(target, course.exercises)  # the author's course check: each first mutant
     try:
         pyodide_assets.gather(site / "assets" / "pyodide")
         precompress.write(site / "assets" / "pyodide")

@@ -16,6 +16,7 @@ import { mountEach } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
 import { fillsByItself, mountOffline, requestFill } from "./offline.js";
 import { keepWhenSaved } from "./keep.js";
+import { mountCourseCheck } from "./course-check.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -166,6 +167,10 @@ function start() {
   mountEach(document, ".tl-ol-install", (root) => mountOlInstall(root, new URL("../../", import.meta.url)));
   mountEach(document, ".tl-offline", (root) => mountOffline(root, {
     container: "serviceWorker" in navigator ? navigator.serviceWorker : undefined, saveData: !fillsByItself(navigator),
+  }));
+  // The author's course check: one Python worker of its own, started on the first run (no spare: nothing to stop).
+  mountEach(document, ".tl-course-check", (root) => mountCourseCheck(root, {
+    base, python: () => new PythonWorker({ base, spare: false }).start(),
   }));
   if (python) {
     window.tinyllm = { python, store };
