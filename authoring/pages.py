@@ -62,7 +62,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
         for page in sorted(pages - nav_pages - lesson_pages):
             errors.append(f"{rel(course.docs / page)}:1: this page is in neither the nav of "
                           f"{course.config_file.name} nor a chapter's lessons: add it to `nav:`, or its "
-                          "exercise to a chapter")
+                          "exercise to a chapter (or, for a page left out on purpose, to `not_in_nav:`)")
     for ex in sorted(exercises.values(), key=lambda e: e.id):
         if ex.page not in pages:
             continue
@@ -148,6 +148,16 @@ def nav_pages(nav) -> list[str]:
     return found
 
 
+def left_out_on_purpose(config, docs: Path) -> set[str]:
+    """Paths under `docs` that the config's `not_in_nav` (MkDocs' gitignore-style patterns) leaves out of the nav
+    on purpose, such as the author's course check: reachable by its address, never listed."""
+    spec = config.get("not_in_nav")
+    if not spec:
+        return set()
+    found = (p.relative_to(docs).as_posix() for p in docs.rglob("*.md"))
+    return {page for page in found if spec.match_file(page)}
+
+
 def course_of(config_file: Path) -> Course:
     """The course a MkDocs config file builds: its docs_dir and the widgets' exercises folder."""
     from mkdocs.config import load_config
@@ -164,5 +174,7 @@ def check(config_file: Path, only: set[str] | None = None) -> list[str]:
     from mkdocs.config import load_config
 
     course = course_of(config_file)
-    nav = load_config(str(config_file)).nav
-    return structure_errors(course, set(nav_pages(nav)) if nav is not None else None) + widget_errors(course, only)
+    config = load_config(str(config_file))
+    nav = config.nav
+    listed = set(nav_pages(nav)) | left_out_on_purpose(config, course.docs) if nav is not None else None
+    return structure_errors(course, listed) + widget_errors(course, only)

@@ -176,13 +176,17 @@ SW_STATUS = """() => new Promise((resolve) => {
         if (!e.data || e.data.type !== 'tl-sw-status') return;
         sw.removeEventListener('message', once); clearTimeout(timer); resolve(e.data);
     });
-    sw.controller.postMessage({type: 'tl-sw-status'});
+    sw.controller.postMessage({type: 'tl-sw-status', page: location.href});
 })"""
 
 
 def _offline_complete(page) -> bool:
+    """The offline copy holds what a first visit of the page saves (its scope, since issue 34; before, the whole
+    site), with no fill on its way."""
     status = page.evaluate(SW_STATUS)
-    return bool(status) and status.get("cached", 0) >= status.get("total", 1) and not status.get("filling")
+    if not status or status.get("filling"):
+        return False
+    return bool(status["pageSaved"]) if "pageSaved" in status else status.get("cached", 0) >= status.get("total", 1)
 
 
 def _ready_ms(page, bare: bool) -> float:

@@ -17,6 +17,7 @@ from the exercise manifests (course.manifest), so the page and the exercise fold
     /// lesson | E7.3                  a lesson's "E7.3 · Lesson 3 of 6 · Chapter E7" line (lesson.py)
     /// chapter-section | E7 reference a chapter's shared section, written once (chapter_section.py, page.py)
     /// module-map | MS-P6             a milestone's modules as a dependency map, and its gate (module_map.py)
+    /// course-check                   the author's check of every exercise in this browser (course_check.py)
 
 One module per block, as named above. What they all share (the base classes, the manifests loaded once) is in
 base.py, what the course blocks share in course.py; this module only registers them, and none of them imports it.
@@ -38,6 +39,7 @@ from mdwidgets.catalogue import Catalogue
 from mdwidgets.chapter import Chapter
 from mdwidgets.chapter_section import ChapterSection
 from mdwidgets.choice import ChoiceWidget
+from mdwidgets.course_check import CourseCheck
 from mdwidgets.exercise import ExerciseBlock
 from mdwidgets.lesson import LessonHeader
 from mdwidgets.module_map import ModuleMap
@@ -52,7 +54,7 @@ from mdwidgets.reveal import Reveal
 __all__ = ["WidgetError", "set_source", "reset_cache", "makeExtension"]
 
 BLOCKS = (Numeric, ChoiceWidget, Reveal, ExerciseBlock, Catalogue, Mutants, OlInstall, Progress, PyCell, Chapter,
-          ModuleMap, LessonHeader, ChapterSection)
+          ModuleMap, LessonHeader, ChapterSection, CourseCheck)
 
 
 class WidgetsExtension(BlocksExtension):

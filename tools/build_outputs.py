@@ -22,6 +22,8 @@ WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
 LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
+AUTHORING_DIR = "authoring"          # in assets/tl/: <slug>.json per exercise, for the author's course check only
+                                     # (tools/bundle.py write_authoring; not in the offline copy: tools/offline.py)
 
 # The settings the runtime shares with the build (web/src/shared/build-outputs.js RUNTIME, the side that reads them):
 # HOME, where the judge's zip is unpacked (the snapshot's imports are found there again), where the judge writes a

@@ -47,6 +47,24 @@ def write(dest: Path, root: Path = manifest.EXERCISES, mistakes: Mapping[str, li
     return sorted(exercises)
 
 
+def write_authoring(dest: Path, root: Path = manifest.EXERCISES) -> list[str]:
+    """Write `<build_outputs.AUTHORING_DIR>/<slug>.json` under `dest` for every exercise under `root`: its first
+    mutant's source (the reference with the mutant's edits) and the test that must fail on it, for the author's
+    course check (`/// course-check`, web/src/page/course-check.js), which runs it in whatever browser it is opened
+    in. The bundles carry no mutant (learners need none); the offline copy leaves these out (tools/offline.py)."""
+    out = dest / build_outputs.AUTHORING_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    exercises = manifest.load_all(root)
+    for ex in exercises.values():
+        first = ex.mutants[0] if ex.mutants else None
+        mutant = None if first is None else {
+            "name": first.name, "fails": first.fails,
+            "source": validate.apply_mutant(ex.reference.read_text(encoding="utf-8"), first)}
+        data = {"slug": ex.slug, "id": ex.id, "mutant": mutant}
+        (out / f"{ex.slug}.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return sorted(exercises)
+
+
 def known_mistakes(root: Path, cache: Path) -> dict[str, list[dict]]:
     """slug -> the known mistakes of every exercise under `root`, from its clean validation in `cache`; raises
     LookupError naming an exercise that has none (validate first: the build does, tools/site_steps.py)."""

@@ -58,6 +58,7 @@ def post_build(site: Path, course: Course) -> list[str]:
     except LookupError as exc:
         raise StepError(str(exc)) from None
     bundle.write(target, course.exercises, mistakes)
+    bundle.write_authoring(target, course.exercises)  # the author's course check: each first mutant
     try:
         pyodide_assets.gather(site / "assets" / "pyodide")
         precompress.write(site / "assets" / "pyodide")
@@ -72,7 +73,7 @@ def post_build(site: Path, course: Course) -> list[str]:
                                                    "version": ol_wheel.wheel_version(wheel.name),
                                                    "progress": progress_page(course.docs)}) + "\n")
     search_later.write(site)  # the theme's search index is built once Python is ready, not while it starts
-    offline.write(site)
+    offline.write(site, course.exercises)  # grouped by the course: what a first visit saves (issue 34)
     return warnings
 
 

@@ -28,7 +28,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from conftest import REPO, SITE, served
 from authoring import pages
 from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
-                         fixture_modules, outcomes, page_with, reference, set_code, uri, wait_python, wait_result)
+                         fixture_modules, outcomes, page_with, pages_with, reference, set_code, uri, wait_python,
+                         wait_result)
+from test_course_check import broken_reference, run_check
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -43,7 +45,8 @@ def site_pages() -> list[str]:
     overview (the page checks allow a lesson outside the nav), then the theme's page for a wrong address."""
     listed = nav_pages(REPO / "mkdocs.yml")
     linked = [uri(e.page) for e in exercises(COURSE).values()] + [uri(c.page) for c in chapter_defs(COURSE).values()]
-    return listed + sorted(set(linked) - set(listed)) + ["404.html"]
+    authors = pages_with(REPO / "docs", "/// course-check")  # left out of the nav on purpose (`not_in_nav:`)
+    return listed + sorted(set(linked) - set(listed)) + authors + ["404.html"]
 
 
 def page_kind(path: str) -> tuple[str, ...]:
@@ -143,6 +146,29 @@ def test_the_package_index_pages_pass_axe(page, site_url, path):
     page.goto(site_url + path)
     blocking = [v for v in audit(page) if v["impact"] in BLOCKING]
     assert not blocking, f"{path}:\n{report(blocking)}"
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+def test_the_course_check_with_a_failure_passes_axe_and_fits_a_phone(browser, fixture_url, scheme):
+    """The author's course check once it has run, with its tables and a failure on screen (the fixture course, a
+    reference broken on its way): axe, then at 390 px nothing scrolls the page sideways."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    try:
+        page = ctx.new_page()
+        page.emulate_media(color_scheme=scheme)
+        page.route(f"**/assets/tl/exercises/{LESSON_EX.slug}.json", broken_reference)
+        run_check(page, fixture_url)
+        assert page.locator("[data-check-failure]").count() == 1
+        blocking = [v for v in audit(page) if v["impact"] in BLOCKING]
+        assert not blocking, f"the course check ({scheme}):\n{report(blocking)}"
+        page.set_viewport_size({"width": 390, "height": 844})
+        found = scrollers_after_repairs(page)
+        assert found["page"][0] <= 390, f"the page is {found['page'][0]} px wide on a 390 px screen"
+        assert [b["box"] for b in found["boxes"] if not b["reachable"]] == []
+        blocking = [v for v in audit(page) if v["impact"] in BLOCKING]
+        assert not blocking, f"the course check (390 px, {scheme}):\n{report(blocking)}"
+    finally:
+        ctx.close()
 
 
 # Every box that may scroll sideways on a phone, and whether the keyboard can reach it (itself, or a control in it).

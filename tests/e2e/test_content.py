@@ -203,7 +203,7 @@ def test_the_home_page_says_how_the_pages_work_and_where_to_start(page, site_url
     site_name = yaml.safe_load((REPO / "mkdocs.yml").read_text())["site_name"]
     for words in (site_name, "Where to start", "Numeric prompts", "Predict first", "Multiple-choice",
                   "Run", "Check", "Stop", "Reset", "Shift+Enter", "Ctrl+Enter", "⌘+Enter", "Esc", "Tab",
-                  "without a network connection", "asks to save data", "Save the whole site for offline use",
+                  "without a network connection", "asks to save data", "Save the whole course for offline use",
                   "Saved in this browser only", "Export", "Self-assessment"):
         assert words in text, words
     assert page.locator(".tl-offline .tl-offline-state").count() == 1, "the offline copy's state and its button"

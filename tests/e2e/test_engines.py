@@ -16,11 +16,13 @@ import shutil
 import pytest
 
 from conftest import CHROMIUM_ARGS, FIXTURE_SITE, chromium_path, served
-from e2e_helpers import FIXTURE, LESSON, LESSON_EX, PROGRESS, answer_text, mutant_source, reference
+from e2e_helpers import (FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, PROGRESS, answer_text, exercises, mutant_source,
+                         page_with, reference)
 from engines import ENGINES, Chromium, Firefox, WebKit
 from authoring.serve import start_in_thread
 
 SLUG = LESSON_EX.slug
+CHECK_PAGE = page_with(FIXTURE_DOCS, "/// course-check")
 PROMPT = next(p for p in LESSON_EX.prompts if p.feedback)
 CHOSEN = [e for e in os.environ.get("TL_ENGINES", ",".join(ENGINES)).split(",") if e]
 PYTHON_S = 120  # a cold start in a fresh profile, two cores, three browsers in one run
@@ -221,9 +223,10 @@ def test_it_grades_offline_after_a_first_visit(engine, site):
     engine.wait("() => new Promise((resolve) => { const sw = navigator.serviceWorker;"
                 " if (!sw || !sw.controller) return resolve(false);"
                 " sw.addEventListener('message', function once(e) { if (!e.data || e.data.type !== 'tl-sw-status') return;"
-                " sw.removeEventListener('message', once); resolve(e.data.cached >= e.data.total); });"
-                " sw.controller.postMessage({type: 'tl-sw-status'}); setTimeout(() => resolve(false), 2000); })",
-                timeout=180, what="the offline copy")
+                " sw.removeEventListener('message', once); resolve(Boolean(e.data.pageSaved) && !e.data.filling); });"
+                " sw.controller.postMessage({type: 'tl-sw-status', page: location.href});"
+                " setTimeout(() => resolve(false), 2000); })",
+                timeout=180, what="the offline copy of the page's unit")
     server.shutdown()
     server.server_close()  # the host is gone: only the service worker's copy remains
     engine.reload()
@@ -268,6 +271,39 @@ def test_progress_export_and_import(engine, site):
     engine.js(IMPORT, text)
     engine.wait("() => /Imported/.test(document.querySelector('.tl-progress-status').textContent)")
     assert engine.wait(state) == "correct"
+    clean(engine)
+
+
+# The lesson's bundle as the page fetches it, with its starter for a reference: the course check must report it.
+BREAK_A_REFERENCE = """(slug) => {
+  const real = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const response = await real(input, init);
+    if (!String(input.url || input).endsWith(`/tl/exercises/${slug}.json`)) return response;
+    const data = await response.json();
+    data.reference = data.starter;
+    return new Response(JSON.stringify(data), { headers: { "Content-Type": "application/json" } });
+  };
+}"""
+
+
+def test_the_course_check_runs_every_exercise_and_reports_a_broken_one(engine, site):
+    """The author's check of the whole course (what Safari on an iPhone is checked with): every exercise's
+    reference, starter and first mutant in this engine, one worker; the lesson's reference broken on its way."""
+    _, url = site
+    engine.open(url + CHECK_PAGE)
+    engine.wait("() => document.querySelector('[data-course-check]')?.dataset.state === 'idle'", timeout=30)
+    engine.js(BREAK_A_REFERENCE, SLUG)
+    engine.js("() => { document.querySelector('.tl-course-check-start').click(); }")
+    engine.wait("() => document.querySelector('[data-course-check]').dataset.state === 'done'", timeout=PYTHON_S * 3,
+                what="the course check")
+    rows = engine.js("() => Object.fromEntries([...document.querySelectorAll('[data-check-row]')]"
+                     ".map((r) => [r.dataset.exercise, r.dataset.outcome]))")
+    assert rows == {slug: "failed" if slug == SLUG else "passed" for slug in exercises(FIXTURE)}, \
+        engine.js("() => document.querySelector('[data-course-check]').innerText")
+    failures = engine.js("() => [...document.querySelectorAll('[data-check-failure]')]"
+                         ".map((r) => [r.dataset.exercise, r.dataset.what])")
+    assert failures == [[SLUG, "reference"]]
     clean(engine)
 
 

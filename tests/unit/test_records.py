@@ -76,3 +76,18 @@ def test_the_cell_widget_and_the_course_blocks_embed_the_serialisers_output(exer
     assert chapter.data()["lessons"] == [records.status(exercises["t1-2"])]
     module_map = parse(convert("/// module-map | MS-T1\n///\n")).one("div", "tl-module-map")
     assert module_map.data()["nodes"] == [records.status(exercises[s]) for s in ("t01-1", "t01-2")]
+
+
+def test_the_authors_files_hold_each_first_mutant_and_the_test_it_must_fail(exercises, tmp_path):
+    """tools/bundle.py write_authoring, for the course check page: the reference with the first mutant's edits,
+    which the bundles never carry."""
+    from authoring.validate import apply_mutant
+    from tools import build_outputs
+    assert bundle.write_authoring(tmp_path, FIXTURE) == sorted(exercises)
+    for ex in exercises.values():
+        written = json.loads((tmp_path / build_outputs.AUTHORING_DIR / f"{ex.slug}.json").read_text(encoding="utf-8"))
+        first = ex.mutants[0]
+        assert written == {"slug": ex.slug, "id": ex.id, "mutant": {
+            "name": first.name, "fails": first.fails, "source": apply_mutant(ex.reference.read_text(), first)}}
+        assert written["mutant"]["source"] != ex.reference.read_text()
+        assert "mutants" not in records.bundle(ex, exercises)

@@ -395,3 +395,9 @@ def test_ol_install_has_a_placeholder_the_page_fills_in_and_steps_for_an_exercis
 
 def test_ol_install_names_an_unknown_exercise():
     assert widget_error("/// ol-install | Z9.9\n///\n").startswith(f"{PAGE}:1: `/// ol-install | Z9.9`: unknown")
+
+
+def test_course_check_is_a_placeholder_with_its_hook_and_a_fallback():
+    html = convert("/// course-check\n///\n")
+    assert 'class="tl-course-check"' in html and "data-course-check" in html
+    assert '<p class="tl-fallback">' in html and "when JavaScript runs" in html

@@ -16,6 +16,7 @@ import { mountEach } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
 import { fillsByItself, mountOffline, requestFill } from "./offline.js";
 import { keepWhenSaved } from "./keep.js";
+import { mountCourseCheck } from "./course-check.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -73,8 +74,9 @@ function watchForUpdates() {
 const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 5000 }) : setTimeout(fn, 2000));
 
 /**
- * Register the service worker (offline use, isolation headers). It keeps what this page has fetched; the rest of
- * the site is asked for once the page is idle, except on a connection that asks to save data (offline.js).
+ * Register the service worker (offline use, isolation headers). It keeps what this page has fetched; what the page
+ * needs offline besides (the platform, and the page's chapter or module with what it builds on: sw.js scopeOf) is
+ * asked for once the page is idle, except on a connection that asks to save data (offline.js).
  */
 function registerServiceWorker(handedOff = Promise.resolve(), failed = () => {}) {
   if (!("serviceWorker" in navigator) || !location.protocol.startsWith("http")) return;
@@ -85,7 +87,9 @@ function registerServiceWorker(handedOff = Promise.resolve(), failed = () => {})
     })
     .then(() => handedOff)
     .then(() => {
-      if (fillsByItself(navigator)) whenIdle(() => requestFill(navigator.serviceWorker).catch(() => {}));
+      if (fillsByItself(navigator)) {
+        whenIdle(() => requestFill(navigator.serviceWorker, { page: location.href }).catch(() => {}));
+      }
     })
     .catch(() => { /* offline use is a bonus; the page works without it */ });
 }
@@ -164,12 +168,16 @@ function start() {
   mountEach(document, ".tl-offline", (root) => mountOffline(root, {
     container: "serviceWorker" in navigator ? navigator.serviceWorker : undefined, saveData: !fillsByItself(navigator),
   }));
+  // The author's course check: one Python worker of its own, started on the first run (no spare: nothing to stop).
+  mountEach(document, ".tl-course-check", (root) => mountCourseCheck(root, {
+    base, python: () => new PythonWorker({ base, spare: false }).start(),
+  }));
   if (python) {
     window.tinyllm = { python, store };
     mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
-    // The offline copy takes what this page fetched and downloads the rest: start it only once Python is
-    // ready and has been idle for a moment (the warm-up check, or a Check pressed as the page opened, is over),
-    // so it never competes with the learner's first run for the network or the CPU. The rest of the copy is
+    // The offline copy takes what this page fetched and downloads what the page needs offline besides: start it
+    // only once Python is ready and has been idle for a moment (the warm-up check, or a Check pressed as the page opened, is over),
+    // so it never competes with the learner's first run for the network or the CPU. The page's scope is
     // asked for once the worker has handed off what it downloaded (or 15 s after Python is ready, should it
     // never say so).
     let handedOff;

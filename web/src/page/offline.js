@@ -1,38 +1,67 @@
 /**
- * The offline copy (sw.js): asking for it to be completed, and showing how far it is on the pages that carry a
+ * The offline copy (sw.js): asking for it to be filled, and showing how far it is on the pages that carry a
  * `.tl-offline` box (the home page and the progress page).
  *
- * A first visit keeps what the page itself fetched; the rest of the site is downloaded once Python is ready and
- * the page idle (main.js), except on a connection that asks to save data, where it waits for the learner to
- * press the button here.
+ * A first visit keeps what the page itself fetched; once Python is ready and the page idle, main.js asks for the
+ * rest of what the page needs offline: the platform and the page's chapter or module with what it builds on, never
+ * the whole course (issue 34). Saving the whole course is the learner's choice, made here with its size on the
+ * button. On a connection that asks to save data nothing is downloaded in the background at all.
  */
 
-/** True when the rest of the offline copy may be downloaded without asking (not on a save-data connection). */
+/** True when the page's scope may be downloaded without asking (not on a save-data connection). */
 export function fillsByItself(nav) {
   return !(nav && nav.connection && nav.connection.saveData);
 }
 
-/** Ask the active service worker to download what the offline copy still lacks. */
-export async function requestFill(container) {
+/**
+ * Ask the active service worker to download what the copy still lacks: what a visit of `page` saves, or, without
+ * a page, the whole course.
+ * @param {ServiceWorkerContainer} container
+ * @param {{page?: string}} what
+ */
+export async function requestFill(container, { page } = {}) {
   const registration = await container.ready;
-  if (registration.active) registration.active.postMessage({ type: "tl-sw-fill" });
+  if (registration.active) registration.active.postMessage(page ? { type: "tl-sw-fill", page } : { type: "tl-sw-fill" });
 }
 
-/** What the box says for a status reply of sw.js (null: no service worker controls the page yet). */
-export function describe(status, saveData) {
-  if (!status) {
-    return { text: "This site keeps a copy of itself in your browser for offline use once a page has finished "
-      + "loading over the network.", button: false };
-  }
-  const { cached, total, filling } = status;
-  if (cached >= total) return { text: `The whole site (${total} files) is saved in this browser: it works offline.`, button: false };
-  if (filling) return { text: `Saving the site for offline use: ${cached} of ${total} files so far…`, button: false };
-  const why = saveData ? " Your connection asks to save data, so the rest waits until you ask for it." : "";
-  return { text: `${cached} of ${total} files of this site are saved in this browser for offline use.${why}`, button: true };
+/** `bytes` for a reader: "840 kB", "12.4 MB". */
+export function size(bytes) {
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(bytes >= 1e8 ? 0 : 1)} MB`;
+  return `${Math.max(1, Math.round(bytes / 1e3))} kB`;
 }
 
 /**
- * Show the offline copy's state in `root` and offer to complete it.
+ * What the box says for a status reply of sw.js (null: no service worker controls the page yet): `text`, whether
+ * to offer the button, its `label` (the size of what it would download) and that size in bytes (`missing`).
+ */
+export function describe(status, saveData) {
+  if (!status) {
+    return { text: "This site keeps a copy of the pages you open in your browser for offline use once a page has "
+      + "finished loading over the network.", button: false };
+  }
+  const { cached, total, filling, whole } = status;
+  const sized = typeof status.bytes === "number" && typeof status.heldBytes === "number";
+  const missing = sized ? Math.max(0, status.bytes - status.heldBytes) : 0;
+  if (cached >= total) {
+    const all = sized ? `${total} files, ${size(status.bytes)}` : `${total} files`;
+    return { text: `The whole course (${all}) is saved in this browser: it works offline.`, button: false };
+  }
+  if (filling && whole) {
+    const sofar = sized ? `${size(status.heldBytes)} of ${size(status.bytes)}` : `${cached} of ${total} files`;
+    return { text: `Saving the whole course for offline use: ${sofar} so far…`, button: false };
+  }
+  const held = sized ? `${size(status.heldBytes)} of the course's ${size(status.bytes)}` : `${cached} of ${total} files`;
+  const why = saveData ? " Your connection asks to save data, so nothing more is downloaded until you ask." : "";
+  return {
+    text: `The pages you have opened, with their chapter or module and what they build on, are saved in this `
+      + `browser for offline use (${held}).${why}`,
+    button: true, missing,
+    label: `Save the whole course for offline use${sized ? ` (${size(missing)} more)` : ""}`,
+  };
+}
+
+/**
+ * Show the offline copy's state in `root` and offer to save the whole course.
  * @param {HTMLElement} root  the .tl-offline box
  * @param {{container?: ServiceWorkerContainer, saveData?: boolean, every?: number}} options
  */
@@ -43,7 +72,7 @@ export function mountOffline(root, { container, saveData = false, every = 2000 }
   const button = root.ownerDocument.createElement("button");
   button.type = "button";
   button.className = "md-button tl-offline-save";
-  button.textContent = "Save the whole site for offline use";
+  button.textContent = "Save the whole course for offline use";
   button.hidden = true;
   root.append(text, button);
   let status = null;
@@ -51,6 +80,9 @@ export function mountOffline(root, { container, saveData = false, every = 2000 }
     const view = describe(status, saveData);
     text.textContent = view.text;
     button.hidden = !view.button;
+    if (view.label) button.textContent = view.label;
+    if (view.button) button.dataset.bytes = String(view.missing);
+    else delete button.dataset.bytes;
   };
   draw();
   if (!container) return;
@@ -63,7 +95,7 @@ export function mountOffline(root, { container, saveData = false, every = 2000 }
   });
   container.addEventListener("controllerchange", ask);
   button.addEventListener("click", () => {
-    status = status && { ...status, filling: true };
+    status = status && { ...status, filling: true, whole: true };
     draw();
     requestFill(container).then(() => setTimeout(ask, 200)).catch(() => {});
   });

@@ -10,7 +10,7 @@
  * Python then starts cold, and the wheels are loaded with Pyodide's loadPackage.
  */
 
-/** File names: the first four in assets/pyodide/, the judge's zip in assets/tl/. */
+/** File names: the first four in assets/pyodide/, the judge's zip and the author's folder in assets/tl/. */
 export const OUTPUTS = Object.freeze({
   wheelsList: "wheels.json",
   pyodideLock: "pyodide-lock.json",
@@ -19,6 +19,9 @@ export const OUTPUTS = Object.freeze({
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
   loaderGz: "pyodide.asm.mjs.gz",
   compactSuffix: ".zst", // a snapshot part's or a pack's compact copy (zstd, tools/pack.py compact): its name + this
+  // <slug>.json per exercise, its first mutant and the test that must fail on it: read by the author's course check
+  // only, and not in the offline copy (tools/bundle.py write_authoring)
+  authoringDir: "authoring",
 });
 
 /**

@@ -1,39 +1,65 @@
 /**
  * The site's service worker: offline use and cross-origin isolation on any static host.
  *
- * - Every byte once: the build lists every file of the offline copy with its sha256 (PRECACHE.files). The copy
- *   is filled from what the browser already holds before anything is downloaded: on install, each file comes
+ * - Every byte once: the build lists every file of the offline copy with its sha256 and size (PRECACHE.files). The
+ *   copy is filled from what the browser already holds before anything is downloaded: on install, each file comes
  *   from the previous version's copy when its hash is unchanged, else from what the Python worker handed off
  *   (worker/boot/handoff.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
- *   fetched through this worker is kept as it passes. What is still missing is downloaded only when a page
- *   asks (`tl-sw-fill`): main.js asks once Python is ready and the page is idle, unless the connection asks to
- *   save data; then the learner asks, from the home page or the progress page (offline.js). Every file is checked against its hash before it is kept, so
+ *   fetched through this worker is kept as it passes. Every file is checked against its hash before it is kept, so
  *   a stale or truncated answer is never served offline.
+ * - What the learner uses, not the whole course (issue 34): files are downloaded only when a page asks
+ *   (`tl-sw-fill`). main.js asks once Python is ready and the page is idle, unless the connection asks to save
+ *   data, for that page's scope (`scopeOf`): the platform every page needs, and the page's unit, its chapter or
+ *   module with the pages and bundles of what they build on (tools/offline.py groups them). "Save the whole course
+ *   for offline use" (offline.js, on the home and progress pages) asks for everything, and shows its size first.
  * - Updates: a new build writes a new PRECACHE.version whenever any file changes, so the browser sees a new
- *   sw.js on the next navigation and installs it; the install downloads only the files whose hash changed
- *   (revalidating, so an unchanged file costs a 304), drops the old copy and tells open pages to reload.
+ *   sw.js on the next navigation and installs it; the install downloads only the files whose hash changed of those
+ *   the copy held (revalidating, so an unchanged file costs a 304), drops the old copy and tells open pages to
+ *   reload.
  * - Isolation: the pages and worker scripts it serves carry COOP/COEP/CORP headers, so pages it controls are
  *   cross-origin isolated even on hosts that cannot set headers, and Stop can interrupt Python in place.
  *
- * tools/offline.py prepends `const PRECACHE = {version, files: [[url, sha256 prefix], ...]}`, `const HANDOFF` (the
- * hand-off cache's name) and `const HASH` (the header kept on every stored response with its hash, so the next
- * version can reuse it without reading it, and the Python worker hands off no file of this copy), from
- * tools/build_outputs.py RUNTIME, as the worker reads them from shared/build-outputs.js, when it copies this file
- * to the site root.
+ * tools/offline.py prepends `const PRECACHE = {version, files: [[url, sha256 prefix, bytes], ...], platform: [i],
+ * units: [{name, pages: [i], files: [i]}], bytes}` (indices into `files`), `const HANDOFF` (the hand-off cache's
+ * name) and `const HASH` (the header kept on every stored response with its hash, so the next version can reuse it
+ * without reading it, and the Python worker hands off no file of this copy), from tools/build_outputs.py RUNTIME,
+ * as the worker reads them from shared/build-outputs.js, when it copies this file to the site root.
  */
 /* global PRECACHE, HANDOFF, HASH */
 const CACHE = `tinyllm-${PRECACHE.version}`;
 const SCOPE = new URL("./", self.location).href;
-const WANTED = new Map(PRECACHE.files.map(([file, hash]) => [new URL(file, SCOPE).href, hash]));
+const URLS = PRECACHE.files.map(([file]) => new URL(file, SCOPE).href);
+const WANTED = new Map(PRECACHE.files.map(([, hash], i) => [URLS[i], hash]));
+const SIZE = new Map(PRECACHE.files.map(([, , bytes], i) => [URLS[i], Number(bytes) || 0]));
+const named = (indices) => (indices || []).map((i) => URLS[i]).filter(Boolean);
+// A list without groups (an older build's) is all platform: the whole site is saved, as it was.
+const PLATFORM = PRECACHE.platform ? named(PRECACHE.platform) : URLS;
+const UNITS = (PRECACHE.units || []).map((unit) => named(unit.files));
+const UNIT_OF = new Map((PRECACHE.units || []).flatMap((unit, i) => named(unit.pages).map((page) => [page, i])));
 const PARALLEL = 4;
-let filling = null;
+
+const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const key = (url) => url.split(/[?#]/)[0];
+
+/**
+ * What a visit of `page` saves: the platform (what every page needs), the page itself, and when the page belongs
+ * to a unit, that unit's files (its chapter or module, and the pages and bundles of what they build on).
+ * @param {string} page  the page's address
+ * @returns {string[]} addresses of files of the copy
+ */
+function scopeOf(page) {
+  const address = key(String(page || ""));
+  const unit = UNIT_OF.get(address);
+  const own = WANTED.has(address) ? [address] : [];
+  return [...new Set([...PLATFORM, ...own, ...(unit === undefined ? [] : UNITS[unit])])];
+}
+
+/** The total size of `urls`, from the build's list. */
+const bytesOf = (urls) => urls.reduce((sum, url) => sum + (SIZE.get(url) || 0), 0);
 
 /** The copies of other versions (not this one's, not the hand-off). */
 const olderCopies = async () => (await caches.keys())
   .filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
-
-const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
-const key = (url) => url.split(/[?#]/)[0];
 
 function isolate(response) {
   if (!response || response.type === "opaque" || response.type === "error") return response;
@@ -97,15 +123,17 @@ function keep(url, cache, response) {
 }
 
 /**
- * Put every missing file in the copy. `network`: "none" takes only what costs no download (an older copy, the
- * hand-off, the HTTP cache); "changed" also downloads the files an older copy had in another version (an update:
- * a package the learner never used, and so never had, stays for the idle fill); "all" downloads the rest,
- * revalidating what the HTTP cache holds.
+ * Put missing files in the copy. Every missing file is taken when it costs no download (an older copy, the
+ * hand-off, the HTTP cache); with `changed`, the files an older copy had in another version are downloaded too (an
+ * update: what the copy did not hold stays out of it); the files of `download` are downloaded, revalidating what
+ * the HTTP cache holds.
+ * @param {{changed?: boolean, download?: string[]}} what
  */
-async function fill(network) {
+async function fill({ changed = false, download = [] } = {}) {
   const cache = await caches.open(CACHE);
   const held = new Set((await cache.keys()).map((r) => r.url));
   const older = await olderCopies();
+  const wanted = new Set(download);
   const missing = [...WANTED.keys()].filter((url) => !held.has(url));
   const one = async (url) => {
     if (inflight.has(url)) await inflight.get(url);
@@ -116,20 +144,50 @@ async function fill(network) {
       response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }));
     }
     if (response) await cache.put(url, response);
-    else if (network === "all" || (network === "changed" && hadIt)) {
-      await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
-    }
+    else if (wanted.has(url) || (changed && hadIt)) await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
   };
   await Promise.all(Array.from({ length: PARALLEL }, async () => {
     while (missing.length) await one(missing.shift());
   }));
-  if (network === "all" && (await cache.keys()).length >= WANTED.size) await caches.delete(HANDOFF);
+  if (wanted.size) await dropHandoffOnceTaken(cache);
 }
 
-async function status() {
+/** The hand-off serves until the copy holds every file of it (those of another build are of no use). */
+async function dropHandoffOnceTaken(cache) {
+  if (!(await caches.has(HANDOFF))) return;
+  const handed = (await (await caches.open(HANDOFF)).keys()).map((r) => r.url).filter((url) => WANTED.has(url));
+  const held = new Set((await cache.keys()).map((r) => r.url));
+  if (handed.every((url) => held.has(url))) await caches.delete(HANDOFF);
+}
+
+/** The fills asked for, one after another: how many are waiting or running, and whether one is for everything. */
+const fills = { queue: Promise.resolve(), waiting: 0, whole: 0 };
+
+/** Download `urls` (after the fills asked for before); `whole`: they are the whole copy ("Save the whole course"). */
+function fillThese(urls, whole) {
+  fills.waiting += 1;
+  fills.whole += whole ? 1 : 0;
+  fills.queue = fills.queue.then(() => fill({ download: urls })).catch(() => {}).finally(() => {
+    fills.waiting -= 1;
+    fills.whole -= whole ? 1 : 0;
+  });
+  return fills.queue;
+}
+
+/**
+ * The copy's state: files and bytes held of the whole list, whether a fill is on its way (`whole`: one for
+ * everything), and, when `page` is given, whether that page's scope is held (`pageSaved`).
+ */
+async function status(page) {
   const cache = await caches.open(CACHE);
-  const held = (await cache.keys()).filter((r) => WANTED.has(r.url)).length;
-  return { type: "tl-sw-status", version: PRECACHE.version, cached: held, total: WANTED.size, filling: !!filling };
+  const held = (await cache.keys()).map((r) => r.url).filter((url) => WANTED.has(url));
+  const reply = { type: "tl-sw-status", version: PRECACHE.version, cached: held.length, total: WANTED.size,
+    heldBytes: bytesOf(held), bytes: bytesOf([...WANTED.keys()]), filling: fills.waiting > 0, whole: fills.whole > 0 };
+  if (page) {
+    const have = new Set(held);
+    reply.pageSaved = scopeOf(page).every((url) => have.has(url));
+  }
+  return reply;
 }
 
 async function tellPages(message) {
@@ -139,7 +197,7 @@ async function tellPages(message) {
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     const update = (await olderCopies()).length > 0;
-    await fill(update ? "changed" : "none"); // an update downloads what changed now; a first visit takes what the page fetched
+    await fill({ changed: update }); // an update downloads what changed of the copy now; a first visit takes what the page fetched
     await self.skipWaiting();
   })());
 });
@@ -156,10 +214,12 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const type = event.data && event.data.type;
   if (type === "tl-sw-status") {
-    event.waitUntil(status().then((s) => event.source.postMessage(s)));
+    event.waitUntil(status(event.data.page).then((s) => event.source.postMessage(s)));
   } else if (type === "tl-sw-fill") {
-    filling = filling || fill("all").finally(() => { filling = null; });
-    event.waitUntil(filling.then(status).then(tellPages));
+    // {page}: what a visit of that page saves (main.js, when the page is idle); without one, everything.
+    const whole = !event.data.page;
+    const done = fillThese(whole ? [...WANTED.keys()] : scopeOf(event.data.page), whole);
+    event.waitUntil(done.then(() => status()).then(tellPages));
   }
 });
 
@@ -186,7 +246,9 @@ async function notSavedYet(url, cache) {
 <style>body{font:1rem/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}</style></head>
 <body><main><h1>This page is not saved for offline use yet</h1>
 <p>You are offline, and <code>${escapeHTML(url.slice(SCOPE.length) || "/")}</code> had not been saved on this device
-before the connection went. It will be once you are back online and open the site again.</p>
+before the connection went. This site saves the pages you open, with their chapter or module; it will be saved once
+you open it online, or with <a href="${escapeHTML(SCOPE)}">the home page</a>'s <strong>Save the whole course for
+offline use</strong>.</p>
 ${pages.length ? `<p>These pages are saved and work offline:</p>\n<ul>\n${list}\n</ul>` : "<p>No page is saved yet.</p>"}
 </main></body></html>`;
   return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
