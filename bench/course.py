@@ -299,10 +299,10 @@ def _build_problems(proc: subprocess.CompletedProcess) -> list[str]:
 
 
 def _validate(course: Generated, jobs: int, cache: Path | None = None) -> dict:
-    """`checker validate` over the whole course: wall and CPU seconds, how many exercises it validated (rather
+    """`authoring validate` over the whole course: wall and CPU seconds, how many exercises it validated (rather
     than found in the cache), and the problems it found, if any. A problem does not stop the benchmark: the
     validation did all its work, and a mutant caught only most of the time is worth reporting, not hiding."""
-    cmd = [PY, "-m", "checker", "validate", "--root", str(course.exercises), "--jobs", str(jobs)]
+    cmd = [PY, "-m", "authoring", "validate", "--root", str(course.exercises), "--jobs", str(jobs)]
     seconds, cpu, proc = _run(cmd + (["--cache", str(cache)] if cache else []), course,
                               problems=_validation_problems)
     validated = len(re.findall(r"^[a-z0-9-]+: ok \(\d+ tests", proc.stdout, re.M))  # not "pages: ok (...)"

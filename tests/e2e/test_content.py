@@ -4,29 +4,39 @@ Nothing here names an exercise, a page or a count: every exercise of `exercises/
 page (from its manifest's `page`), so adding, removing or renaming a lesson or module keeps this file green as long
 as the content is right. The machinery itself is tested on the fixture course (the other test files).
 
-Per exercise, one browser page and one wait for Python: the page loads with no error and no request off
-localhost, the reference passes every test of its catalogue in its code cell (a module with the reference
-dependencies, as a learner may choose), its first mutant fails the test it names and is named as the known mistake
-it is, and every numeric prompt accepts its manifest answer. Per chapter: its overview lists its lessons in order, the planned ones as not yet
-written.
+Every exercise's page in one tab, without waiting for Python: it loads with no error and no request off localhost,
+and every numeric prompt accepts its manifest answer. Then the author's course check, once, in one Python worker:
+every reference passes, every starter fails, every first mutant fails the test it names. Per chapter: its overview
+lists its lessons in order, the planned ones as not yet written. A page costs its load; an exercise's checks cost
+three judged runs in a warm worker (bench/README.md, "The cost of a course").
 """
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urljoin
 
 import pytest
 import yaml
 
-from checker import diagnosis
 from conftest import REPO, SITE, Recorder, served
-from e2e_helpers import (COURSE, answer, answer_text, cell, chapter_defs, check, exercises, failures, mutant_source,
-                         outcomes, pages_with, reference, uri, wait_python)
+from e2e_helpers import (COURSE, answer, answer_text, cell, chapter_defs, exercises, page_with, pages_with, uri)
 
-SLUGS = sorted(exercises(COURSE))
+def sample(slugs: list[str]) -> list[str]:
+    """With TL_SAMPLE set (the second generator's run, `make test-e2e-zensical`): one exercise of each kind (a lesson,
+    a module, a module that builds on others), whose pages hold every widget the generator must render; else all."""
+    if not os.environ.get("TL_SAMPLE"):
+        return slugs
+    seen: dict[tuple, str] = {}
+    for slug in slugs:
+        ex = exercises(COURSE)[slug]
+        seen.setdefault((ex.kind, bool(ex.requires), bool(ex.prompts)), slug)
+    return sorted(seen.values())
+
+
+SLUGS = sample(sorted(exercises(COURSE)))
 CHAPTERS = sorted(chapter_defs(COURSE))
 
 
@@ -45,26 +55,6 @@ def prompt_pages() -> dict[tuple[str, str], list[str]]:
     return found
 
 
-@dataclass
-class Visit:
-    """One exercise's page, shared by that exercise's tests."""
-
-    ex: object
-    page: object
-    recorder: Recorder
-    ready: bool = False
-
-    def clean(self) -> None:
-        assert self.recorder.foreign() == [], f"requests left localhost: {self.recorder.foreign()}"
-        assert self.recorder.errors == [], f"the page threw: {self.recorder.errors}"
-
-    def python(self) -> None:
-        """Wait for the judge once per page."""
-        if not self.ready:
-            wait_python(self.page, self.ex.slug)
-            self.ready = True
-
-
 @pytest.fixture(scope="module")
 def course_context(browser):
     """One browser context for every exercise, as one learner going through the course: the site's files are
@@ -79,25 +69,6 @@ def course_context(browser):
     yield context, recorder
     context.close()
     assert recorder.foreign() == [], f"requests left localhost: {recorder.foreign()}"
-
-
-@pytest.fixture(scope="module")
-def visit(request, course_context, site_url):
-    """The exercise's page (from its manifest), opened once for all its tests (parametrized indirectly by slug)."""
-    context, shared = course_context
-    ex = exercises(COURSE)[request.param]
-    recorder = Recorder()
-    recorder.requests = shared.requests  # the context's, service worker included
-    page = context.new_page()
-    page.on("pageerror", lambda e: recorder.errors.append(str(e)))
-    page.goto(site_url + uri(ex.page))
-    current = Visit(ex, page, recorder)
-    yield current
-    page.close()
-    current.clean()
-
-
-each = pytest.mark.parametrize("visit", SLUGS, indirect=True)  # one page per exercise, shared by its tests
 
 
 def test_every_exercise_page_loads_cleanly_and_its_prompts_accept_their_answers(course_context, site_url):
@@ -142,38 +113,25 @@ def answer_all(page, ex, prompts) -> None:
         assert verdict == "correct", f"{ex.id} {prompt.id}: {answer_text(prompt.answer)} gave {message!r}"
 
 
-@each
-def test_the_reference_passes_every_test_of_its_catalogue(visit):
-    ex, page = visit.ex, visit.page
-    visit.python()
-    assert check(page, ex.slug, reference(COURSE, ex.slug)) == "passed", failures(page, ex.slug)
-    got = outcomes(page, ex.slug)
-    assert list(got) == ex.test_names()
-    assert set(got.values()) == {"passed"}
-    visit.clean()
+CHECK = page_with(REPO / "docs", "/// course-check")
+CHECK_MS = 120_000 + 30_000 * len(SLUGS)  # Python's start, then three checks per exercise, on two shared cores
+ROWS = """() => Object.fromEntries([...document.querySelectorAll('[data-check-row]')]
+    .map((r) => [r.dataset.exercise, r.dataset.outcome]))"""
+FAILURES = """() => [...document.querySelectorAll('[data-check-failure]')].map((r) => r.innerText)"""
 
 
-@each
-def test_its_first_mutant_fails_the_test_it_names(visit):
-    ex, page = visit.ex, visit.page
-    if not ex.mutants:
-        pytest.skip(f"{ex.id} has no mutant")
-    first = min(ex.mutants, key=lambda m: m.name)
-    source, fails = mutant_source(COURSE, ex.slug, first.name)
-    visit.python()
-    assert check(page, ex.slug, source) == "failed", first.name
-    assert outcomes(page, ex.slug)[fails] in ("failed", "error"), f"mutant {first.name} must fail {fails}"
-    # The failure looks like that very mutant: the page names its pitfall, as ol would from the same result.
-    saved = json.loads(page.evaluate("(slug) => localStorage.getItem(`tinyllm:v1:result:${slug}`)", ex.slug))
-    known = json.loads((served(SITE) / "assets" / "tl" / "exercises" / f"{ex.slug}.json").read_text())["mistakes"]
-    expected = diagnosis.diagnose(saved, known)
-    assert saved.get("diagnosis", []) == expected
-    shown = cell(page, ex.slug).locator("[data-diagnosis] [data-pitfall]")
-    assert shown.count() == len(expected)
-    if expected:  # none when its failure is shared by more pitfalls than are named (checker/diagnosis.py)
-        assert any(first.name in item["mutants"] for item in expected), expected
-        assert diagnosis.split_pitfall(first.pitfall)[1] in cell(page, ex.slug).locator("[data-diagnosis]").inner_text()
-    visit.clean()
+def test_the_course_check_finds_every_exercise_consistent(page, site_url, recorder):
+    """Every exercise's reference passes every test of its catalogue, its starter does not pass, and its first
+    mutant fails the test it names, in this browser: the author's course check (`/// course-check`), one Python
+    worker for the whole course, the pages' own bundles and judge. The same rules run on CPython in validation
+    and, test by test, inside Pyodide in the Pyodide tier; here the browser's part is the bundles and the worker."""
+    page.goto(site_url + CHECK)
+    page.locator(".tl-course-check-start").click()
+    page.wait_for_function("() => document.querySelector('[data-course-check]').dataset.state === 'done'",
+                           timeout=CHECK_MS)
+    assert page.evaluate(FAILURES) == []
+    assert page.evaluate(ROWS) == {slug: "passed" for slug in SLUGS}
+    assert recorder.foreign() == [] and recorder.errors == []
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
