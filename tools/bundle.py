@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import Mapping
 
+from authoring import validate
 from course import known, manifest, records
 from tools import build_outputs
 
