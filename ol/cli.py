@@ -109,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "checked the code itself).", cmd_export)
     p.add_argument("file", help="the file to write, e.g. progress.json")
     p.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+    p.add_argument("--name", metavar="NAME", help="the name a teacher's class view shows for this file (remembered "
+                                                  "in .ol/; without it, asked once in a terminal)")
     p = command("import", "take the site's progress export into your folder",
                 "Write the code from the site's progress export into python/... in your folder. Files that\n"
                 "exist and differ are replaced only after you confirm (or with --force), each backed up to\n"

@@ -139,13 +139,13 @@ export function createStore(backend, { events = null } = {}) {
 
   /**
    * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/page/exchange.js):
-   * {format, version, course, build, origin, saved, data}. Drafts and `local:` facts stay here: they are this
-   * browser's own.
+   * {format, version, course, build, origin, learner?, saved, data}. Drafts and `local:` facts stay here: they
+   * are this browser's own. `learner`: the name the learner chose to appear under (progress.js asks it once).
    */
-  function exportAll({ build = "" } = {}) {
+  function exportAll({ build = "", learner = "" } = {}) {
     const data = {};
     for (const k of keys()) if (!k.startsWith("draft:") && !k.startsWith("local:")) data[k] = get(k);
-    return { ...header({ build }), saved: new Date().toISOString(), data };
+    return { ...header({ build, learner }), saved: new Date().toISOString(), data };
   }
 
   /**
