@@ -242,4 +242,9 @@ export const keys = {
   /** A fact about this browser (`local:storage`: did it promise to keep the work; `local:exported`: when the
    * learner last exported), which exports leave out: it says nothing of another browser. */
   local: (name) => `local:${name}`,
+  /** The name this browser's exports carry ({name}: "" for none), asked once on the progress page: exports carry
+   * it as their top-level `learner`, not among their entries. */
+  learner: () => "local:learner",
+  /** A class a teacher asked this browser to keep for next time (page/class/): {files: [{name, text}], at}. */
+  keptClass: () => "local:class",
 };
