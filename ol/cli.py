@@ -10,6 +10,7 @@
     ol list             every exercise and its status in this folder
     ol export FILE      your code and passes as the site's progress file (the progress page imports it)
     ol import FILE      the site's progress export: its code into python/..., nothing counted as passed
+    ol class FOLDER     a teacher's class view of many progress files, every pass checked again (ol/classrun.py)
 
 This file is the parser and the entry point; the commands are ol/commands.py, what they print ol/report.py, and
 where the exercises and the learner's folder are ol/workspace.py. Exercises come from $TL_EXERCISES, else from
@@ -27,6 +28,7 @@ from course import manifest
 
 from .commands import cmd_check, cmd_diagnoses, cmd_diff, cmd_export, cmd_hint, cmd_import, cmd_list, cmd_start, \
     cmd_tests, cmd_trace
+from .classrun import add_parser as add_class
 from .layout import EXERCISES_DIR, PACKAGED
 from .report import BAD_INPUT, FAILED, OlError, say
 from .workspace import build_info
@@ -117,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
                 ".ol/backups/ first. Nothing counts as passed until `ol check` has judged it.", cmd_import)
     p.add_argument("file", help="the exported file, e.g. tinyllm-progress-2026-12-01.json")
     p.add_argument("--force", action="store_true", help="replace differing files without asking (backups kept)")
+    add_class(command)
     return parser
 
 
