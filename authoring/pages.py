@@ -39,8 +39,9 @@ def _block_re(name: str, argument: str) -> re.Pattern:
 
 
 def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
-    """Pages, manifests and chapters that disagree. `nav_pages`: paths under docs/ listed in the nav (None when
-    the generator has no nav: reachability is then not checked)."""
+    """Pages, manifests and chapters that disagree. `nav_pages`: paths under docs/ listed in the nav, or left out
+    of it on purpose (`not_in_nav`, outside_nav); None when the generator has no nav: reachability is then not
+    checked."""
     try:
         exercises = manifest.load_all(course.exercises)
         chapters = chapter_defs.load_chapters(course.exercises, exercises)
@@ -62,7 +63,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
         for page in sorted(pages - nav_pages - lesson_pages):
             errors.append(f"{rel(course.docs / page)}:1: this page is in neither the nav of "
                           f"{course.config_file.name} nor a chapter's lessons: add it to `nav:`, or its "
-                          "exercise to a chapter")
+                          "exercise to a chapter (or, for a page linked from another, to `not_in_nav:`)")
     for ex in sorted(exercises.values(), key=lambda e: e.id):
         if ex.page not in pages:
             continue
@@ -148,6 +149,16 @@ def nav_pages(nav) -> list[str]:
     return found
 
 
+def outside_nav(config, docs: Path) -> set[str]:
+    """Pages under `docs` that a MkDocs config's `not_in_nav` leaves out of the nav on purpose (the class page: a
+    teacher's tool, linked from the progress page, not a step of the course)."""
+    spec = config.not_in_nav
+    if not spec:
+        return set()
+    return {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
+            if spec.match_file(p.relative_to(docs).as_posix())}
+
+
 def course_of(config_file: Path) -> Course:
     """The course a MkDocs config file builds: its docs_dir and the widgets' exercises folder."""
     from mkdocs.config import load_config
@@ -164,5 +175,6 @@ def check(config_file: Path, only: set[str] | None = None) -> list[str]:
     from mkdocs.config import load_config
 
     course = course_of(config_file)
-    nav = load_config(str(config_file)).nav
-    return structure_errors(course, set(nav_pages(nav)) if nav is not None else None) + widget_errors(course, only)
+    config = load_config(str(config_file))
+    listed = set(nav_pages(config.nav)) | outside_nav(config, course.docs) if config.nav is not None else None
+    return structure_errors(course, listed) + widget_errors(course, only)

@@ -48,8 +48,9 @@ def on_pre_build(config):
 
 
 def on_nav(nav, config, files):
-    listed = {page.file.src_uri for page in nav.pages}
-    for error in pages.structure_errors(_course(config), listed if config.nav is not None else None):
+    course = _course(config)
+    listed = {page.file.src_uri for page in nav.pages} | pages.outside_nav(config, course.docs)
+    for error in pages.structure_errors(course, listed if config.nav is not None else None):
         LOG.error(error)
     return nav
 

@@ -133,11 +133,14 @@ export function workOf(data, column) {
   return work;
 }
 
+/** Why a file larger than FILE_CAP is refused (zip.js and the page say it too). */
+export const TOO_LARGE = `it is larger than ${FILE_CAP / 1_000_000} MB, the limit for one progress file (an export is usually a few kB)`;
+/** Why a zip larger than ZIP_CAP is refused. */
+export const ZIP_TOO_LARGE = `it is larger than ${ZIP_CAP / 1_000_000} MB, the limit for one zip of progress files`;
+
 /** A file's bytes as text, or ClassInputError when it is too large or not UTF-8 (a byte-order mark is dropped). */
 export function textOf(bytes) {
-  if (bytes.length > FILE_CAP) {
-    throw new ClassInputError(`it is larger than ${FILE_CAP / 1_000_000} MB, the limit for one progress file (an export is usually a few kB)`);
-  }
+  if (bytes.length > FILE_CAP) throw new ClassInputError(TOO_LARGE);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

@@ -5,7 +5,7 @@
  * named `<zip>/<path inside>`, folders and a Mac's resource forks left out, at most ZIP_ENTRIES files, each refused
  * with a line of its own when it is encrypted, compressed another way, larger than FILE_CAP or damaged.
  */
-import { FILE_CAP, ZIP_CAP, ZIP_ENTRIES } from "./model.js";
+import { FILE_CAP, TOO_LARGE, ZIP_CAP, ZIP_ENTRIES, ZIP_TOO_LARGE } from "./model.js";
 
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
@@ -113,7 +113,7 @@ async function entryBytes(bytes, entry) {
  */
 export async function unzip(file, bytes) {
   if (bytes.length > ZIP_CAP) {
-    return { files: [], rejected: [[file, `it is larger than ${ZIP_CAP / 1_000_000} MB, the limit for one zip of progress files`]] };
+    return { files: [], rejected: [[file, ZIP_TOO_LARGE]] };
   }
   let entries;
   try {
@@ -133,7 +133,7 @@ export async function unzip(file, bytes) {
     else if (entry.method !== 0 && entry.method !== 8) {
       rejected.push([name, 'it is compressed with a method this cannot read (zip it with the usual "deflate")']);
     } else if (entry.size > FILE_CAP) {
-      rejected.push([name, `it is larger than ${FILE_CAP / 1_000_000} MB, the limit for one progress file (an export is usually a few kB)`]);
+      rejected.push([name, TOO_LARGE]);
     } else {
       try {
         files.push({ name, bytes: await entryBytes(bytes, entry) });
