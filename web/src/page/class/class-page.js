@@ -195,7 +195,8 @@ function createClass({ root, ui, views, store, bundle, makeWorker, size, index }
     /** Add files (File objects, or {name, bytes}), zips opened, and grade the class again. */
     async add(picked) {
       await ready;
-      const read = await Promise.all([...picked].map((f) => (f.bytes ? { file: f } : readPicked(f))));
+      // A File has a bytes() method in newer browsers: what is already read is told apart by its Uint8Array.
+      const read = await Promise.all([...picked].map((f) => (f.bytes instanceof Uint8Array ? { file: f } : readPicked(f))));
       const opened = await expand(read.filter((r) => r.file).map((r) => r.file));
       state.refused.push(...read.filter((r) => r.rejected).map((r) => r.rejected), ...opened.rejected);
       state.files.push(...opened.files);
