@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 
-import { COURSE, FORMAT, FORMAT_VERSION, header, learnerName, learnerOf, mergeHelp, parseDump, pitfallLabels, planImport,
+import { COURSE, FORMAT, FORMAT_VERSION, header, jsonErrorAt, learnerName, learnerOf, mergeHelp, parseDump, pitfallLabels,
+  planImport,
   slugOf, unverified } from "../src/page/exchange.js";
 
 test("the format constants are the ones ol/exchange.py writes", () => {
@@ -104,4 +105,19 @@ test("help records merge their pitfalls, as ol merges them", () => {
   assert.deepEqual(mergeHelp({ hints: 1, pitfalls: ["1. a", "b"] }, { failed: 2, pitfalls: ["b", "c", 3] }),
     { hints: 1, failed: 2, pitfalls: ["1. a", "b", "c"] });
   assert.deepEqual(pitfallLabels([{ pitfall: "a", number: 2 }, { pitfall: "b", number: null }, {}]), ["2. a", "b"]);
+});
+
+test("where a text stops being JSON is measured alike in every engine, as ol's json module places it", () => {
+  const texts = ['{"format": "tinyllm-progress", "vers', '{"a": 1', '{"a": [1, 2', '{not json', '{not json}', '{"a": 1}}',
+    "", "[tr", "[1.", '{"a": "x\\', "[1, 2]", '{"a": -}', "[nul]", '  {"a": {"b": [true, false, null, "\\u00e9"]}}  '];
+  const script = "import json, sys\nfor t in json.loads(sys.stdin.read()):\n"
+    + "    try:\n        json.loads(t); print(-1)\n    except json.JSONDecodeError as e:\n"
+    + "        print('cut' if e.pos >= len(t.rstrip()) - 1 or e.msg.startswith('Unterminated string') else 'bad')";
+  const py = execFileSync("python3", ["-c", script], { input: JSON.stringify(texts), encoding: "utf8" }).trim().split("\n");
+  const js = texts.map((t) => {
+    const at = jsonErrorAt(t);
+    if (at === -1) return "-1";
+    return at >= t.trimEnd().length - 1 ? "cut" : "bad";
+  });
+  assert.deepEqual(js, py);
 });

@@ -74,15 +74,76 @@ export function parseDump(text) {
   let dump;
   try {
     dump = JSON.parse(text);
-  } catch (err) {
-    // Cut short: the parser ran out of text (no position, or one at the very end), as ol/exchange.py decides.
-    const at = /position (\d+)/.exec(err.message);
-    const truncated = at ? Number(at[1]) >= String(text).trimEnd().length - 1 : /end of (JSON )?input/i.test(err.message);
+  } catch {
+    // Cut short: the text stops where JSON could still go on, as ol/exchange.py decides. Where it stops is measured
+    // here: each engine words (and places) JSON.parse's complaint differently, and WebKit's gives no position.
+    const truncated = jsonErrorAt(String(text)) >= String(text).trimEnd().length - 1;
     throw new Error(truncated ? "the file ends in the middle (it was cut short while saving or copying)"
       : "the file is not valid JSON");
   }
   checkDump(dump);
   return dump;
+}
+
+/**
+ * Where `text` stops being JSON, as Python's json module places it: the index of the first character no JSON
+ * value can continue with, text.length when the text ends too soon (inside a string, an object or an array), -1
+ * when it is JSON.
+ * @param {string} text
+ */
+export function jsonErrorAt(text) {
+  let i = 0;
+  const fail = () => { throw Math.min(i, text.length); };
+  const ws = () => { while (i < text.length && " \t\n\r".includes(text[i])) i += 1; };
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  function string() {
+    for (i += 1; i < text.length; i += 1) {
+      if (text[i] === '"') return void (i += 1);
+      if (text[i] === "\\") i += 1;
+      else if (text[i] < " ") fail();
+    }
+    fail();
+  }
+  function items(close, item) {
+    i += 1;
+    ws();
+    if (text[i] === close) return void (i += 1);
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === close) return void (i += 1);
+      if (text[i] !== ",") fail();
+      i += 1;
+    }
+  }
+  function member() {
+    ws();
+    if (text[i] !== '"') fail();
+    string();
+    ws();
+    if (text[i] !== ":") fail();
+    i += 1;
+    value();
+  }
+  function value() {
+    ws();
+    const c = text[i];
+    if (c === "{") return items("}", member);
+    if (c === "[") return items("]", value);
+    if (c === '"') return string();
+    NUMBER.lastIndex = i;
+    if (NUMBER.test(text)) return void (i = NUMBER.lastIndex);
+    const word = ["true", "false", "null"].find((w) => text.startsWith(w, i));
+    if (!word) fail();
+    i += word.length;
+  }
+  try {
+    value();
+    ws();
+    return i < text.length ? i : -1;
+  } catch (at) {
+    return typeof at === "number" ? at : 0; // a RangeError: nested past the stack, not cut short
+  }
 }
 
 /**
