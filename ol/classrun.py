@@ -162,7 +162,7 @@ def add_parser(command) -> None:
                 "A pass that does not hold again is marked not-reproduced. Files that cannot be used get a line\n"
                 "each. The learners' code runs on this machine: use it for files you trust (the site's class\n"
                 "page runs it in the browser's sandbox).", cmd_class, parents=())
-    p.add_argument("folder", help="the folder holding the progress files")
+    p.add_argument("folder", metavar="FOLDER", help="the folder holding the progress files")
     p.add_argument("--csv", metavar="OUT.csv", help="write the table as CSV, one row per learner (a gradebook "
                                                    "imports it; the class page writes the same bytes)")
     p.add_argument("--summary", metavar="OUT.txt", help="write the summary per exercise as text")

@@ -18,7 +18,7 @@ import { csvText, FILE_CAP, gather, plan, row, summaryText, textOf, TOO_LARGE, v
 import { checkAgain, poolSize } from "./recheck.js";
 import { progressView, rejectedView, summaryView, tableView } from "./view.js";
 
-const SUMMARY_EVERY_MS = 500; // the summary follows the results at most this often while the checks run
+const SUMMARY_EVERY_MS = 2000; // the summary follows the results at most this often while the checks run
 
 /** A picked or dropped file as {file: {name, bytes}} or, when it is refused unread, {rejected: [name, why]}. */
 async function readPicked(file) {
@@ -106,6 +106,7 @@ function createClass({ root, ui, views, store, bundle, makeWorker, size, index }
   }
 
   function finished() {
+    views.table.flush();
     const all = rows();
     const lost = all.reduce((n, r) => n + Object.values(r.cells).filter((x) => x.verdict === "not-reproduced").length, 0);
     root.dataset.state = state.learners.length ? "done" : "empty";

@@ -12,6 +12,10 @@ export const VERDICT_TEXT = {
   passed: "passed", failed: "failed", untried: "not tried", "not-reproduced": "claimed pass did not hold",
 };
 const ANNOUNCE_MS = 3000; // a screen reader hears the progress at most this often (and at the end)
+// Verdicts reach the table in batches at most this often: each change of a cell lays the whole table out again,
+// which for 200 learners costs the main thread about a frame's budget several times over (bench/class_view.py).
+const FLUSH_MS = 2000;
+const SHOW_MS = 500; // the bar and the count follow the results at most this often
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -60,13 +64,14 @@ export function tableView(columns) {
       dom.replaceChildren();
       return;
     }
-    const table = el("table");
+    const table = el("table", { style: `--tl-class-columns: ${columns.length}` });
     const caption = el("caption", {}, `The class: ${plural(rows.length, "learner")}, one row each, and `
       + `${plural(columns.length, "exercise")}. A pass counts once it has been checked again in this browser.`);
     const head = el("tr");
-    head.append(el("th", { scope: "col" }, "Learner"));
+    head.append(el("th", { scope: "col", class: "tl-class-who" }, "Learner"));
     for (const c of columns) head.append(el("th", { scope: "col" }, `${c.id} ${c.title}`));
-    head.append(el("th", { scope: "col" }, "Passed"), el("th", { scope: "col" }, "Last activity (UTC)"));
+    head.append(el("th", { scope: "col", class: "tl-class-count" }, "Passed"),
+      el("th", { scope: "col", class: "tl-class-when" }, "Last activity (UTC)"));
     const body = el("tbody");
     for (const { key, row } of rows) {
       const tr = el("tr", { "data-learner": row.learner });
@@ -96,13 +101,25 @@ export function tableView(columns) {
     dom.replaceChildren(wrap);
     unwatch = watchScroller(wrap, "Table");
   }
-  function update(key, id, cell, passed) {
-    const td = cells.get(`${key}|${id}`);
-    if (td) fillCell(td, cell);
-    const count = cells.get(`${key}|passed`);
-    if (count) count.textContent = String(passed);
+  const queued = new Map();
+  let timer = null;
+  function flush() {
+    clearTimeout(timer);
+    timer = null;
+    for (const [learner, id, cell, passed] of queued.values()) {
+      const td = cells.get(`${learner}|${id}`);
+      if (td) fillCell(td, cell);
+      const count = cells.get(`${learner}|passed`);
+      if (count) count.textContent = String(passed);
+    }
+    queued.clear();
   }
-  return { dom, show, update };
+  /** A cell's new verdict, shown with the others that arrive within FLUSH_MS (flush() shows them at once). */
+  function update(key, id, cell, passed) {
+    queued.set(`${key}|${id}`, [key, id, cell, passed]);
+    if (!timer) timer = setTimeout(flush, FLUSH_MS);
+  }
+  return { dom, show: (rows) => { queued.clear(); show(rows); }, update, flush };
 }
 
 /** The files refused, a line each, with the file's name and why. */
@@ -127,22 +144,37 @@ export function progressView(now = () => performance.now()) {
   const spoken = el("p", { class: "tl-sr", role: "status", "aria-live": "polite" });
   dom.append(bar, line, spoken);
   let said = -Infinity;
+  let shown = -Infinity;
+  let latest = null;
+  let timer = null;
+  const show = () => {
+    clearTimeout(timer);
+    timer = null;
+    shown = now();
+    const p = latest;
+    bar.hidden = p.total === 0;
+    bar.max = Math.max(1, p.total);
+    bar.value = p.done;
+    line.textContent = `Checking the passes again: ${p.done} of ${plural(p.total, "exercise")} `
+      + `(${p.learnersDone} of ${plural(p.learners, "learner")} done).`;
+    if (now() - said >= ANNOUNCE_MS) {
+      said = now();
+      spoken.textContent = line.textContent;
+    }
+  };
   return {
     dom,
-    /** @param {{done: number, total: number, learnersDone: number, learners: number}} p */
+    /** The count so far, drawn at most every SHOW_MS (each drawing repaints the page around the table).
+     * @param {{done: number, total: number, learnersDone: number, learners: number}} p */
     update(p) {
-      bar.hidden = p.total === 0;
-      bar.max = Math.max(1, p.total);
-      bar.value = p.done;
-      line.textContent = `Checking the passes again: ${p.done} of ${plural(p.total, "exercise")} `
-        + `(${p.learnersDone} of ${plural(p.learners, "learner")} done).`;
-      if (now() - said >= ANNOUNCE_MS) {
-        said = now();
-        spoken.textContent = line.textContent;
-      }
+      latest = p;
+      if (now() - shown >= SHOW_MS || p.done === p.total) show();
+      else if (!timer) timer = setTimeout(show, SHOW_MS);
     },
     /** The end of a run, or any other news: shown and said at once. */
     say(text) {
+      clearTimeout(timer);
+      timer = null;
       line.textContent = text;
       spoken.textContent = text;
       said = now();
