@@ -22,5 +22,5 @@ def test_the_table_names_its_columns_and_sorts_by_class_size():
            "lag_max_ms": 325, "lag_p95_ms": 30, "longest_task_ms": None, "slowest_input_ms": None, "inputs": None}
     text = class_view.markdown([row])
     assert text.startswith("| engine | learners | passes checked again (held) | workers | wall time |")
-    assert "| chromium | 30 | 120 (120) | 2 | 63.8 s | 325 ms / 30 ms | — | — |" in text
+    assert "| chromium | 30 | 120 (120) | 2 | 63.8 s | 325 ms / 30 ms | — | — | — |" in text
     assert "presses over 16 ms" in text

@@ -41,10 +41,10 @@ export function fillCell(td, cell) {
     delete td.dataset.verdict;
     td.dataset.pending = "";
   }
+  // Two elements a cell: a table of 200 learners is thousands of cells, and each verdict repaints them.
   const word = el("strong", { class: "tl-verdict" }, cell.verdict ? VERDICT_TEXT[cell.verdict] : "claimed pass, checking again…");
-  const list = el("ul", { class: "tl-class-details" });
-  for (const part of details(cell)) list.append(el("li", {}, part));
-  td.replaceChildren(word, ...(list.children.length ? [list] : []));
+  const parts = details(cell);
+  td.replaceChildren(word, ...(parts.length ? [el("span", { class: "tl-class-details" }, parts.join(" · "))] : []));
 }
 
 /**
