@@ -253,9 +253,9 @@ function wire(root, ui, klass, store) {
 /**
  * Mount the class widget.
  * @param {HTMLElement} root  the `.tl-class` placeholder
- * @param {{store: object, base: URL|string, cores?: number, makeWorker?: () => object,
+ * @param {{store: object, base: URL|string, cores?: number, vendor?: string, makeWorker?: () => object,
  *          index?: () => Promise<object[]>, bundle?: (slug: string) => Promise<object>}} ctx
- *   cores: how many checks run at once is poolSize(cores) (navigator.hardwareConcurrency); makeWorker, index and
+ *   cores, vendor: how many checks run at once is poolSize(cores, vendor) (navigator's); makeWorker, index and
  *   bundle default to the page's (PythonWorker, the exercise index, the bundles); tests pass fakes
  * @returns {{add: Function, ready: Promise<void>, rows: () => object[], csv: string, summary: string,
  *            workers: number, settled: () => Promise<void>}}
@@ -263,7 +263,7 @@ function wire(root, ui, klass, store) {
 export function mountClass(root, ctx) {
   const { store } = ctx;
   const { ui, views } = layout(root);
-  const size = poolSize(ctx.cores ?? globalThis.navigator?.hardwareConcurrency);
+  const size = poolSize(ctx.cores ?? globalThis.navigator?.hardwareConcurrency, ctx.vendor ?? globalThis.navigator?.vendor);
   const klass = createClass({
     root, ui, views, store, size,
     makeWorker: ctx.makeWorker || (() => new PythonWorker({ base: ctx.base, spare: false }).start()),

@@ -13,9 +13,21 @@ import { rewriting } from "../cell/bundles.js";
 import { dependencySources, plan, verdict, waitsFor } from "./model.js";
 
 export const POOL_MAX = 4; // each worker holds a Python of its own (tens of MB): more rarely pays on a laptop
+// WebKit (Safari, every browser on iOS) reports a made-up core count against fingerprinting (4 on this project's
+// 2-core machine, where 4 workers took 135 s for a class that 2 check in 62 s: bench/class_view.py), and iOS ends a
+// tab that holds too much memory: there, 2 at most.
+const WEBKIT_MAX = 2;
 
-/** How many workers check at once: the machine's cores, at least 1 and at most POOL_MAX. */
-export const poolSize = (cores) => Math.max(1, Math.min(POOL_MAX, Number.isInteger(cores) && cores > 0 ? cores : 1));
+/**
+ * How many workers check at once: the machine's cores, at least 1 and at most POOL_MAX (WEBKIT_MAX in WebKit,
+ * told by `navigator.vendor`).
+ * @param {number|undefined} cores  navigator.hardwareConcurrency
+ * @param {string} vendor  navigator.vendor ("Apple Computer, Inc." in WebKit)
+ */
+export function poolSize(cores, vendor = "") {
+  const most = /^Apple/.test(vendor) ? WEBKIT_MAX : POOL_MAX;
+  return Math.max(1, Math.min(most, Number.isInteger(cores) && cores > 0 ? cores : 1));
+}
 
 /** What a class keeps of a check's result: its verdict and the tests' outcomes, not the output. */
 const kept = (result) => ({ status: result.status, phase: result.phase || "", ms: result.ms || 0,
