@@ -138,3 +138,23 @@ test("the class is kept only when the teacher asks, and comes back to be checked
   assert.equal(again.root.querySelectorAll("tr[data-learner]").length, 0);
   assert.equal(again.root.dataset.state, "empty");
 });
+
+test("checkAgain: a check waits for the dependencies the learner claims, and takes their code when it held", async () => {
+  const { checkAgain } = await import("../src/page/class/recheck.js");
+  const columns = [{ slug: "a", id: "A", title: "", requires: [], prompts: [] }, { slug: "b", id: "B", title: "", requires: ["a"], prompts: [] },
+    { slug: "c", id: "C", title: "", requires: ["a", "b"], prompts: [] }];
+  const claim = (code) => ({ claim: "passed", code, at: 1, hints: 0, failed: 0, revealed: 0, pitfalls: [], prompts: {}, last: null });
+  const learners = [{ key: "x", name: "X", files: [], work: { a: claim("a good"), b: claim("b bad"), c: claim("c good") } }];
+  const bundle = async (slug) => ({ importPath: `${slug}.py`, reference: `# reference ${slug}`, tests: {}, names: ["t"], timeLimit: 1 });
+  const seen = [];
+  const worker = { request: async (type, payload) => {
+    seen.push(payload.files);
+    await new Promise((r) => setTimeout(r, 5));
+    const code = payload.files[payload.learner];
+    return { status: code.includes("bad") ? "failed" : "passed", tests: [{ name: "t", outcome: code.includes("bad") ? "failed" : "passed", message: "" }] };
+  } };
+  const { verdicts } = await checkAgain({ learners, columns, bundle, workers: [worker, worker, worker] });
+  assert.deepEqual(verdicts.x, { a: "passed", b: "not-reproduced", c: "passed" });
+  assert.deepEqual(seen.map((f) => Object.keys(f).length), [1, 2, 3], "each after its dependencies, one at a time here");
+  assert.deepEqual(seen[2], { "a.py": "a good", "b.py": "# reference b", "c.py": "c good" }, "own code where it held, else the reference");
+});

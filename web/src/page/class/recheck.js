@@ -82,7 +82,10 @@ export async function checkAgain({ learners, columns, bundle, workers, cache = n
     for (;;) {
       if (cancelled() || !waiting.length) return null;
       const i = waiting.findIndex(ready);
-      if (i >= 0) return waiting.splice(i, 1)[0];
+      if (i >= 0) {
+        busy += 1; // counted as it is taken: another lane looking now must not think nothing is running
+        return waiting.splice(i, 1)[0];
+      }
       if (!busy) return null;
       await new Promise((resolve) => sleepers.add(resolve));
     }
@@ -90,8 +93,8 @@ export async function checkAgain({ learners, columns, bundle, workers, cache = n
   async function lane(worker) {
     for (let task = await take(); task; task = await take()) {
       const [learner, column] = task;
-      busy += 1;
-      const result = await resultOf(worker, learner, column).finally(() => { busy -= 1; });
+      const result = await resultOf(worker, learner, column);
+      busy -= 1;
       if (!result) break; // the workers were disposed: the class was cleared
       results[learner.key][column.slug] = result;
       verdicts[learner.key][column.slug] = verdict(learner.work[column.slug], result);
