@@ -30,6 +30,7 @@ Times are UTC; nothing here reads the clock, so the same files give the same byt
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -115,7 +116,7 @@ class Gathered:
 
 def ms(value: object) -> int | None:
     """A time in ms as the browser saves it, or None for anything else."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         return None
     return int(value // 1) if 0 < value < MS_MAX else None
 

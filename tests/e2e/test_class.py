@@ -115,7 +115,8 @@ def folder(browser, fixture_url, tmp_path_factory) -> Path:
     result.update(status="passed", tests=[{**t, "outcome": "passed", "message": ""} for t in result["tests"]])
     (room / "bob.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
     # Eight learners with ol.
-    ref = lambda ex: reference(FIXTURE, ex.slug)  # noqa: E731
+    def ref(ex):
+        return reference(FIXTURE, ex.slug)
     flood = "print('x' * 2_000_000)\n" + ref(LESSON_EX)
     ol_learner(tmp, "Ada Lovelace", [("check", BASE.id, ref(BASE)), ("check", NEXT.id, ref(NEXT))])
     ol_learner(tmp, "Cleo", [("check", BASE.id, "def total(xs):\n    return 0\n"), ("hint", BASE.id, ""),

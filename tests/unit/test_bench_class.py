@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from bench import class_view
+from course import manifest
 from ol import classroom
 from ol.classrun import columns_of
-from course import manifest
 
 
 def test_the_benchmarks_class_claims_every_pass_with_code_no_two_learners_share():
