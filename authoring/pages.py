@@ -39,8 +39,9 @@ def _block_re(name: str, argument: str) -> re.Pattern:
 
 
 def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
-    """Pages, manifests and chapters that disagree. `nav_pages`: paths under docs/ listed in the nav (None when
-    the generator has no nav: reachability is then not checked)."""
+    """Pages, manifests and chapters that disagree. `nav_pages`: paths under docs/ listed in the nav, or left out
+    of it on purpose (`not_in_nav`, outside_nav); None when the generator has no nav: reachability is then not
+    checked."""
     try:
         exercises = manifest.load_all(course.exercises)
         chapters = chapter_defs.load_chapters(course.exercises, exercises)
@@ -148,14 +149,14 @@ def nav_pages(nav) -> list[str]:
     return found
 
 
-def left_out_on_purpose(config, docs: Path) -> set[str]:
-    """Paths under `docs` that the config's `not_in_nav` (MkDocs' gitignore-style patterns) leaves out of the nav
-    on purpose, such as the author's course check: reachable by its address, never listed."""
-    spec = config.get("not_in_nav")
+def outside_nav(config, docs: Path) -> set[str]:
+    """Pages under `docs` that a MkDocs config's `not_in_nav` leaves out of the nav on purpose (the class page, a
+    teacher's tool linked from the progress page; the author's course check): reachable by their address.."""
+    spec = config.not_in_nav
     if not spec:
         return set()
-    found = (p.relative_to(docs).as_posix() for p in docs.rglob("*.md"))
-    return {page for page in found if spec.match_file(page)}
+    return {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
+            if spec.match_file(p.relative_to(docs).as_posix())}
 
 
 def course_of(config_file: Path) -> Course:
@@ -175,6 +176,5 @@ def check(config_file: Path, only: set[str] | None = None) -> list[str]:
 
     course = course_of(config_file)
     config = load_config(str(config_file))
-    nav = config.nav
-    listed = set(nav_pages(nav)) | left_out_on_purpose(config, course.docs) if nav is not None else None
+    listed = set(nav_pages(config.nav)) | outside_nav(config, course.docs) if config.nav is not None else None
     return structure_errors(course, listed) + widget_errors(course, only)

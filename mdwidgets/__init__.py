@@ -11,6 +11,7 @@ from the exercise manifests (course.manifest), so the page and the exercise fold
     /// tests | M07.6                  the test catalogue as a table that fills in with results (catalogue.py)
     /// mutants | M07.6                every mutant, what it gets wrong and the test that catches it (mutants.py)
     /// progress                       the learner's progress, with export, import and reset (progress.py)
+    /// class                          a teacher's class view of many progress files, passes checked again (class_view.py)
     /// ol-install [| M07.6]           how to install `ol` from this site, and an exercise's first steps (ol_install.py)
     /// pycell                         a runnable example (Run only); executed at build time, must not raise (pycell.py)
     /// chapter | E7                   a chapter's lessons in order, with the learner's status (chapter.py)
@@ -38,6 +39,7 @@ from mdwidgets.base import _chapters, reset_cache
 from mdwidgets.catalogue import Catalogue
 from mdwidgets.chapter import Chapter
 from mdwidgets.chapter_section import ChapterSection
+from mdwidgets.class_view import ClassView
 from mdwidgets.choice import ChoiceWidget
 from mdwidgets.course_check import CourseCheck
 from mdwidgets.exercise import ExerciseBlock
@@ -53,8 +55,8 @@ from mdwidgets.reveal import Reveal
 
 __all__ = ["WidgetError", "set_source", "reset_cache", "makeExtension"]
 
-BLOCKS = (Numeric, ChoiceWidget, Reveal, ExerciseBlock, Catalogue, Mutants, OlInstall, Progress, PyCell, Chapter,
-          ModuleMap, LessonHeader, ChapterSection, CourseCheck)
+BLOCKS = (Numeric, ChoiceWidget, Reveal, ExerciseBlock, Catalogue, Mutants, OlInstall, Progress, ClassView, PyCell,
+          Chapter, ModuleMap, LessonHeader, ChapterSection, CourseCheck)
 
 
 class WidgetsExtension(BlocksExtension):

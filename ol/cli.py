@@ -10,6 +10,7 @@
     ol list             every exercise and its status in this folder
     ol export FILE      your code and passes as the site's progress file (the progress page imports it)
     ol import FILE      the site's progress export: its code into python/..., nothing counted as passed
+    ol class FOLDER     a teacher's class view of many progress files, every pass checked again (ol/classrun.py)
 
 This file is the parser and the entry point; the commands are ol/commands.py, what they print ol/report.py, and
 where the exercises and the learner's folder are ol/workspace.py. Exercises come from $TL_EXERCISES, else from
@@ -27,6 +28,7 @@ from course import manifest
 
 from .commands import cmd_check, cmd_diagnoses, cmd_diff, cmd_export, cmd_hint, cmd_import, cmd_list, cmd_start, \
     cmd_tests, cmd_trace
+from .classrun import add_parser as add_class
 from .layout import EXERCISES_DIR, PACKAGED
 from .report import BAD_INPUT, FAILED, OlError, say
 from .workspace import build_info
@@ -109,12 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
                 "checked the code itself).", cmd_export)
     p.add_argument("file", help="the file to write, e.g. progress.json")
     p.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+    p.add_argument("--name", metavar="NAME", help="the name a teacher's class view shows for this file (remembered "
+                                                  "in .ol/; without it, asked once in a terminal)")
     p = command("import", "take the site's progress export into your folder",
                 "Write the code from the site's progress export into python/... in your folder. Files that\n"
                 "exist and differ are replaced only after you confirm (or with --force), each backed up to\n"
                 ".ol/backups/ first. Nothing counts as passed until `ol check` has judged it.", cmd_import)
     p.add_argument("file", help="the exported file, e.g. tinyllm-progress-2026-12-01.json")
     p.add_argument("--force", action="store_true", help="replace differing files without asking (backups kept)")
+    add_class(command)
     return parser
 
 

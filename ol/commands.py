@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from checker import diagnosis
 from course.exercises import Course
 from course.model import Exercise
 
@@ -210,9 +211,10 @@ def report(ex: Exercise, exercises: Course, result: dict, folder: Path, data: by
         return 0
     parts = [f"{passed} passed", f"{failed} failed"] + ([f"{errors} error" + "s" * (errors > 1)] if errors else [])
     first = next(t["name"] for t in tests if t["outcome"] != "passed")
-    record = count_failure(ex, folder, result)
+    mistakes = known_mistakes(ex, exercises)
+    record = count_failure(ex, folder, result, exchange.pitfall_labels(diagnosis.diagnose(result, mistakes)))
     if record.settings.get("diagnoses") is not False:
-        print_diagnosis(ex, result, known_mistakes(ex, exercises))
+        print_diagnosis(ex, result, mistakes)
     hints = (f" `ol hint {ex.id}` gives a hint ({record.help_of(ex.id)['hints']} of {len(ex.hints)} seen)."
              if record.help_of(ex.id)["hints"] < len(ex.hints) else "")
     say(f"\n{ex.id}: not passed yet ({', '.join(parts)} of {len(tests)}). Start with {first}; "
@@ -364,14 +366,37 @@ def cmd_export(args: argparse.Namespace) -> int:
                                             "when": entry.when, "build": entry.build, "refDeps": entry.ref_deps}
             passed += 1
     data.update({f"settings:{k}": v for k, v in record.settings.items()})
-    text = exchange.render(data, course=info["course"], build=info["version"], origin="ol")
+    learner = _learner(args, folder, record)
+    text = exchange.render(data, course=info["course"], build=info["version"], origin="ol", learner=learner)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, target)
+    said = f" under the name {learner!r}" if learner else ""
     say(f"Exported the code of {written} exercise{'s' if written != 1 else ''} ({passed} passed here) to "
-        f"{shown(target)}. On the site, open Your progress and choose Import: the code appears in each editor, "
-        f"and each pass counts there once the page has checked it.")
+        f"{shown(target)}{said}. On the site, open Your progress and choose Import: the code appears in each "
+        f"editor, and each pass counts there once the page has checked it.")
     return 0
+
+
+def _learner(args: argparse.Namespace, folder: Path, record: Progress) -> str:
+    """The name an export carries: --name (remembered), else the one remembered in .ol/, else asked once in a
+    terminal (remembered, even when none is given); without a terminal and never asked, none."""
+    if args.name is not None:
+        name = exchange.learner_name(args.name)
+    elif record.learner is not None:
+        return record.learner
+    elif sys.stdin.isatty():
+        try:
+            name = exchange.learner_name(input("Your name as a teacher's class view should show it (Enter for "
+                                               "none; asked once, `ol export --name` changes it): "))
+        except EOFError:
+            name = ""
+    else:
+        say(f"note: the file carries no name; `ol export {args.file} --name \"Your Name\"` adds one (a teacher's "
+            f"class view shows a file without one under its file name).", file=sys.stderr)
+        return ""
+    update_progress(folder, lambda r: setattr(r, "learner", name))
+    return name
 
 
 def cmd_import(args: argparse.Namespace) -> int:

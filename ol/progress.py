@@ -14,6 +14,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .exchange import learner_name, merge_pitfalls
+
 STATE_DIR = ".ol"
 PROGRESS_FILE = "progress.json"
 PROGRESS_VERSION = 1
@@ -67,13 +69,15 @@ class Progress:
 
     Beside the passes: the help taken per exercise id (`help`: {"hints": revealed, "failed": failed checks,
     "revealed"?: ms when `ol diff` showed the reference before a pass}, as the site keeps it under `help:<slug>`)
-    and the learner's settings (`settings`: {"diagnoses": false} turns off naming known mistakes)."""
+    and the learner's settings (`settings`: {"diagnoses": false} turns off naming known mistakes). `learner`: the
+    name `ol export` puts in its files (asked once, `--name` changes it); None until asked, "" for no name."""
 
     def __init__(self, folder: Path, passes: dict[str, Pass], help: dict[str, dict] | None = None,
-                 settings: dict[str, object] | None = None):
+                 settings: dict[str, object] | None = None, learner: str | None = None):
         self.folder, self.passes = folder, passes
         self.help = help or {}
         self.settings = settings or {}
+        self.learner = learner
 
     @property
     def path(self) -> Path:
@@ -101,15 +105,19 @@ class Progress:
                                      str(entry.get("build", "")))
         help_ = data.get("help") if isinstance(data.get("help"), dict) else {}
         settings = data.get("settings") if isinstance(data.get("settings"), dict) else {}
-        return cls(folder, passes, {k: v for k, v in help_.items() if isinstance(v, dict)}, settings)
+        learner = learner_name(data["learner"]) if isinstance(data.get("learner"), str) else None
+        return cls(folder, passes, {k: v for k, v in help_.items() if isinstance(v, dict)}, settings, learner)
 
     def help_of(self, ident: str) -> dict:
-        """The help taken on exercise `ident`: {"hints": n, "failed": n, "revealed"?: ms}."""
+        """The help taken on exercise `ident`: {"hints": n, "failed": n, "revealed"?: ms, "pitfalls"?: [...]}, the
+        pitfalls being the known mistakes the diagnoses of its failed checks named."""
         entry = self.help.get(ident) or {}
         count = (lambda v: v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0)
         out = {"hints": count(entry.get("hints")), "failed": count(entry.get("failed"))}
         if isinstance(entry.get("revealed"), (int, float)) and entry["revealed"] > 0:
             out["revealed"] = entry["revealed"]
+        if merge_pitfalls(entry.get("pitfalls")):
+            out["pitfalls"] = merge_pitfalls(entry.get("pitfalls"))
         return out
 
     def record(self, ident: str, sha256: str, ref_deps: bool, build: str = "") -> None:
@@ -127,6 +135,8 @@ class Progress:
             data["help"] = {k: self.help[k] for k in sorted(self.help)}
         if self.settings:
             data["settings"] = dict(sorted(self.settings.items()))
+        if self.learner is not None:
+            data["learner"] = self.learner
         tmp = self.path.with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

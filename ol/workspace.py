@@ -137,11 +137,16 @@ def update_progress(folder: Path, change) -> Progress:
     return record
 
 
-def count_failure(ex: Exercise, folder: Path, result: dict) -> Progress:
-    """Count a failed check (the judge looked at the code and it did not pass): hints and a reveal follow it."""
+def count_failure(ex: Exercise, folder: Path, result: dict, pitfalls: list[str] = ()) -> Progress:
+    """Count a failed check (the judge looked at the code and it did not pass): hints and a reveal follow it.
+    `pitfalls`: the known mistakes its diagnosis named, kept with the help taken (a teacher's class view counts
+    them, ol/classroom.py)."""
     def count(record: Progress) -> None:
         help_ = record.help_of(ex.id)
         record.help[ex.id] = {**help_, "failed": help_["failed"] + 1}
+        named = exchange.merge_pitfalls(help_.get("pitfalls"), list(pitfalls))
+        if named:
+            record.help[ex.id]["pitfalls"] = named
     if result.get("status") in ("failed", "error") and result.get("phase") != "tampered":
         return update_progress(folder, count)
     try:

@@ -53,10 +53,9 @@ def on_pre_build(config):
 
 
 def on_nav(nav, config, files):
-    listed = {page.file.src_uri for page in nav.pages}
-    # Pages left out on purpose (`not_in_nav:`, the author's course check) are reachable by their address.
-    listed |= {f.src_uri for f in files.documentation_pages(inclusion=lambda level: level.name == "NOT_IN_NAV")}
-    for error in pages.structure_errors(_course(config), listed if config.nav is not None else None):
+    course = _course(config)
+    listed = {page.file.src_uri for page in nav.pages} | pages.outside_nav(config, course.docs)
+    for error in pages.structure_errors(course, listed if config.nav is not None else None):
         LOG.error(error)
     return nav
 

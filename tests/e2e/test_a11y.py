@@ -40,13 +40,25 @@ def nav_pages(config: Path) -> list[str]:
     return [uri(page) for page in pages.nav_pages(yaml.safe_load(config.read_text(encoding="utf-8"))["nav"])]
 
 
+def outside_nav(config: Path) -> list[str]:
+    """The uri of every page a MkDocs config leaves out of its nav on purpose (`not_in_nav`: the class view)."""
+    import pathspec
+
+    patterns = yaml.safe_load(config.read_text(encoding="utf-8")).get("not_in_nav") or ""
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns.splitlines())
+    docs = config.parent / "docs"
+    return [uri(p.relative_to(docs).as_posix()) for p in sorted(docs.rglob("*.md"))
+            if spec.match_file(p.relative_to(docs).as_posix())]
+
+
 def site_pages() -> list[str]:
     """Every page of the real site: its nav, then any exercise or chapter page reached only from a chapter
-    overview (the page checks allow a lesson outside the nav), then the theme's page for a wrong address."""
+    overview (the page checks allow a lesson outside the nav), the pages linked from others (`not_in_nav`), then
+    the theme's page for a wrong address."""
     listed = nav_pages(REPO / "mkdocs.yml")
     linked = [uri(e.page) for e in exercises(COURSE).values()] + [uri(c.page) for c in chapter_defs(COURSE).values()]
-    authors = pages_with(REPO / "docs", "/// course-check")  # left out of the nav on purpose (`not_in_nav:`)
-    return listed + sorted(set(linked) - set(listed)) + authors + ["404.html"]
+    linked += outside_nav(REPO / "mkdocs.yml")
+    return listed + sorted(set(linked) - set(listed)) + ["404.html"]
 
 
 def page_kind(path: str) -> tuple[str, ...]:

@@ -9,9 +9,12 @@ Everything typed or expected comes from the fixture's manifests (e2e_helpers).
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import shutil
+import zipfile
 
 import pytest
 
@@ -312,4 +315,44 @@ def test_the_ol_install_line_names_this_site(engine, site_url):
     want = f"pip install --extra-index-url {site_url}simple/ tinyllm-ol"
     assert engine.wait("() => { const c = document.querySelector('.tl-ol-command'); return c && c.textContent; }",
                        timeout=30) == want
+    clean(engine)
+
+
+CLASS = page_with(FIXTURE_DOCS, "/// class")
+ADD_FILES = """(files) => {
+  const input = document.querySelector('input[type=file][data-class-files]');
+  const list = new DataTransfer();
+  for (const [name, b64] of files) {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    list.items.add(new File([bytes], name));
+  }
+  input.files = list.files;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+}"""
+
+
+def test_the_class_view_checks_each_pass_again(engine, fixture_url):
+    """A pass that holds (in a zip: the engine's own DecompressionStream inflates it), a hand-edited pass that does
+    not, and a damaged file, on the class page."""
+    def export(learner: str, code: str) -> bytes:
+        return json.dumps({"format": "tinyllm-progress", "version": "v1", "course": "tinyllm", "learner": learner,
+                           "data": {f"result:{SLUG}": {"status": "passed", "tests": [], "code": code,
+                                                       "at": 1}}}).encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("class/ada.json", export("Ada", reference(FIXTURE, SLUG)))
+    mutant = mutant_source(FIXTURE, SLUG, min(LESSON_EX.mutants, key=lambda m: m.name).name)[0]
+    files = {"class.zip": buf.getvalue(), "bob.json": export("Bob", mutant), "cut.json": export("Cy", "x")[:40]}
+    engine.open(fixture_url + CLASS)
+    engine.wait("() => document.querySelector('input[type=file][data-class-files]')", what="the class page")
+    engine.js(ADD_FILES, [[name, base64.b64encode(data).decode()] for name, data in files.items()])
+    engine.wait("() => document.querySelector('.tl-class').dataset.state === 'done'", timeout=2 * PYTHON_S,
+                what="every pass checked again")
+    cells = engine.js("""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
+        [tr.dataset.learner, Object.fromEntries([...tr.querySelectorAll('td[data-exercise][data-verdict]')]
+            .map((td) => [td.dataset.exercise, td.dataset.verdict]))]))""")
+    assert {name: verdicts[LESSON_EX.id] for name, verdicts in cells.items()} == {"Ada": "passed",
+                                                                                  "Bob": "not-reproduced"}
+    refused = engine.js("() => [...document.querySelectorAll('[data-class-rejected]')].map((li) => li.textContent)")
+    assert len(refused) == 1 and refused[0].startswith("cut.json: ") and "ends in the middle" in refused[0]
     clean(engine)

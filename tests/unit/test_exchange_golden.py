@@ -10,7 +10,8 @@ import pytest
 from ol import exchange
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "exchange"
-CASES = {name: case for name, case in json.loads((GOLDEN / "cases.json").read_text()).items() if name != "_"}
+ALL = json.loads((GOLDEN / "cases.json").read_text(encoding="utf-8"))
+CASES = {name: case for name, case in ALL.items() if not name.startswith("_")}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -19,6 +20,7 @@ def test_ol_reads_each_golden_file_as_the_browser_does(name):
     if case["accepted"]:
         dump = exchange.parse(text, exchange.COURSE)
         assert sorted(dump.skipped) == case["skipped"]
+        assert dump.learner == case["learner"]
         raw = json.loads(text)["data"]
         assert set(dump.data) == set(raw) - set(case["skipped"])
     else:
@@ -35,3 +37,21 @@ def test_what_ol_writes_it_reads_back_whole():
     data = json.loads((GOLDEN / "from-ol.json").read_text())["data"]
     again = exchange.parse(exchange.render(data, course=exchange.COURSE, build="b", origin="ol"), exchange.COURSE)
     assert again.data == data and again.skipped == []
+
+
+@pytest.mark.parametrize("typed, kept", ALL["_names"])
+def test_a_learners_name_is_tidied_as_the_browser_tidies_it(typed, kept):
+    assert exchange.learner_name(typed) == kept
+
+
+def test_the_name_travels_in_what_ol_writes():
+    text = exchange.render({}, course=exchange.COURSE, build="b", origin="ol", learner="  Grace\tHopper ")
+    assert json.loads(text)["learner"] == "Grace Hopper"
+    assert exchange.parse(text, exchange.COURSE).learner == "Grace Hopper"
+    assert "learner" not in json.loads(exchange.render({}, course=exchange.COURSE, build="b", origin="ol"))
+
+
+def test_help_records_merge_their_pitfalls():
+    merged = exchange.merge_help({"hints": 1, "pitfalls": ["1. a", "b"]}, {"failed": 2, "pitfalls": ["b", "c", 3]})
+    assert merged == {"hints": 1, "failed": 2, "pitfalls": ["1. a", "b", "c"]}
+    assert exchange.pitfall_labels([{"pitfall": "a", "number": 2}, {"pitfall": "b", "number": None}, {}]) == ["2. a", "b"]

@@ -15,7 +15,7 @@ CONFIG = REPO / "tests" / "fixtures" / "course" / "mkdocs.yml"
 def test_a_page_left_out_of_the_nav_on_purpose_is_no_mistake():
     config = load_config(str(CONFIG))
     course = pages.course_of(CONFIG)
-    left_out = pages.left_out_on_purpose(config, course.docs)
+    left_out = pages.outside_nav(config, course.docs)
     assert left_out == {"check-course.md"}
     listed = set(pages.nav_pages(config.nav))
     assert pages.structure_errors(course, listed | left_out) == []

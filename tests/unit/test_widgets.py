@@ -378,6 +378,13 @@ def test_manifest_text_with_a_script_tag_stays_data(tmp_path):
     assert el.data()["feedback"][0]["message"].startswith(EVIL + " 4 is the median")
 
 
+# --- class ---------------------------------------------------------------------------------------------------------
+
+def test_the_class_view_is_a_placeholder_the_page_mounts():
+    el = parse(convert("/// class\n///\n")).one("div", "tl-class")
+    assert "JavaScript" in el.one("p", "tl-fallback").text()
+
+
 # --- ol-install --------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("highlight", [False, True], ids=["plain", "highlighted"])

@@ -542,6 +542,8 @@ test("a failing check that looks like a known mistake names its pitfall and link
   s.root.tlCell.editor.setCode("fail, nothing known\n");
   await s.root.tlCell.check();
   assert.equal(box.hidden, true, "a failure the mutants do not cover names nothing");
+  assert.deepEqual(s.store.get(keys.help("e-1")).pitfalls, ["1. accepting on u <= r", "a sum that is not left to right"],
+    "every pitfall named is kept with the help taken (shown or not), each once, for a teacher's class view");
   s.root.tlCell.editor.setCode("all good\n");
   await s.root.tlCell.check();
   assert.equal(box.hidden, true, "nor does a pass");

@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 
-import { COURSE, FORMAT, FORMAT_VERSION, mergeHelp, parseDump, planImport, slugOf, unverified } from "../src/page/exchange.js";
+import { COURSE, FORMAT, FORMAT_VERSION, header, jsonErrorAt, learnerName, learnerOf, mergeHelp, parseDump, pitfallLabels,
+  planImport,
+  slugOf, unverified } from "../src/page/exchange.js";
 
 test("the format constants are the ones ol/exchange.py writes", () => {
   const py = readFileSync(new URL("../../ol/exchange.py", import.meta.url), "utf8");
@@ -66,7 +68,7 @@ test("both sides read the same keys: what one writes, the other does not drop", 
 
 test("the golden progress files read here as ol reads them (tests/fixtures/exchange/cases.json)", () => {
   const golden = new URL("../../tests/fixtures/exchange/", import.meta.url);
-  const cases = Object.entries(JSON.parse(readFileSync(new URL("cases.json", golden), "utf8"))).filter(([n]) => n !== "_");
+  const cases = Object.entries(JSON.parse(readFileSync(new URL("cases.json", golden), "utf8"))).filter(([n]) => !n.startsWith("_"));
   assert.ok(cases.length >= 5);
   for (const [name, want] of cases) {
     const text = readFileSync(new URL(name, golden), "utf8");
@@ -74,6 +76,7 @@ test("the golden progress files read here as ol reads them (tests/fixtures/excha
       const dump = parseDump(text);
       const plan = planImport(dump, { get: () => null, slugs: new Set(["t1-2", "t01-1"]) });
       assert.deepEqual([...plan.skipped].sort(), want.skipped, name);
+      assert.equal(learnerOf(dump), want.learner, name);
     } else {
       assert.throws(() => parseDump(text), (err) => err.message.includes(want.says), name);
     }
@@ -88,4 +91,33 @@ test("help taken merges on import: nothing revealed is hidden again", () => {
   const dump = { data: { "help:a-1": { hints: 1, failed: 2 }, "settings:diagnoses": false } };
   const plan = planImport(dump, { get: (k) => (k === "help:a-1" ? { hints: 2, failed: 0 } : null), slugs: new Set(["a-1"]) });
   assert.deepEqual(plan.writes, [["help:a-1", { hints: 2, failed: 2 }], ["settings:diagnoses", false]]);
+});
+
+test("a learner's name is tidied as ol tidies it (tests/fixtures/exchange/cases.json _names)", () => {
+  const { _names: names } = JSON.parse(readFileSync(new URL("../../tests/fixtures/exchange/cases.json", import.meta.url), "utf8"));
+  assert.ok(names.length >= 5);
+  for (const [typed, kept] of names) assert.equal(learnerName(typed), kept, JSON.stringify(typed));
+  assert.equal(header({ learner: " Grace  Hopper " }).learner, "Grace Hopper");
+  assert.equal("learner" in header({ learner: "  " }), false, "no name, no field");
+});
+
+test("help records merge their pitfalls, as ol merges them", () => {
+  assert.deepEqual(mergeHelp({ hints: 1, pitfalls: ["1. a", "b"] }, { failed: 2, pitfalls: ["b", "c", 3] }),
+    { hints: 1, failed: 2, pitfalls: ["1. a", "b", "c"] });
+  assert.deepEqual(pitfallLabels([{ pitfall: "a", number: 2 }, { pitfall: "b", number: null }, {}]), ["2. a", "b"]);
+});
+
+test("where a text stops being JSON is measured alike in every engine, as ol's json module places it", () => {
+  const texts = ['{"format": "tinyllm-progress", "vers', '{"a": 1', '{"a": [1, 2', '{not json', '{not json}', '{"a": 1}}',
+    "", "[tr", "[1.", '{"a": "x\\', "[1, 2]", '{"a": -}', "[nul]", '  {"a": {"b": [true, false, null, "\\u00e9"]}}  '];
+  const script = "import json, sys\nfor t in json.loads(sys.stdin.read()):\n"
+    + "    try:\n        json.loads(t); print(-1)\n    except json.JSONDecodeError as e:\n"
+    + "        print('cut' if e.pos >= len(t.rstrip()) - 1 or e.msg.startswith('Unterminated string') else 'bad')";
+  const py = execFileSync("python3", ["-c", script], { input: JSON.stringify(texts), encoding: "utf8" }).trim().split("\n");
+  const js = texts.map((t) => {
+    const at = jsonErrorAt(t);
+    if (at === -1) return "-1";
+    return at >= t.trimEnd().length - 1 ? "cut" : "bad";
+  });
+  assert.deepEqual(js, py);
 });

@@ -14,6 +14,24 @@ export const COURSE = "tinyllm";
 const KEY = /^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a-z0-9]+)*)$|^prompt:([a-z0-9-]+)\/([a-z0-9-]+)$/;
 /** A course-wide setting of the learner's (`settings:diagnoses`): it belongs to no exercise. */
 const SETTING = /^settings:[a-z0-9-]+$/;
+export const LEARNER_MAX = 80;
+/** Runs of white space and control characters, as one space (ol/exchange.py SPACES is the same class). */
+const SPACES = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+/gu;
+export const PITFALLS_MAX = 20;
+
+/**
+ * A learner's name as both sides keep it (ol/exchange.py `learner_name`): NFC, white space and control characters
+ * as single spaces, trimmed, at most LEARNER_MAX characters; "" for anything that is not a string.
+ * @param {unknown} value
+ */
+export function learnerName(value) {
+  if (typeof value !== "string") return "";
+  const text = value.normalize("NFC").replace(SPACES, " ").replace(/^ +| +$/g, "");
+  return Array.from(text).slice(0, LEARNER_MAX).join("").replace(/ +$/, "");
+}
+
+/** The name a parsed export carries (its top-level `learner`), or "". */
+export const learnerOf = (dump) => learnerName(dump && dump.learner);
 
 /** The slug an entry belongs to (`code:m07-6` → "m07-6", `prompt:e7-3/residual` → "e7-3"), or "". */
 export function slugOf(key) {
@@ -56,15 +74,76 @@ export function parseDump(text) {
   let dump;
   try {
     dump = JSON.parse(text);
-  } catch (err) {
-    // Cut short: the parser ran out of text (no position, or one at the very end), as ol/exchange.py decides.
-    const at = /position (\d+)/.exec(err.message);
-    const truncated = at ? Number(at[1]) >= String(text).trimEnd().length - 1 : /end of (JSON )?input/i.test(err.message);
+  } catch {
+    // Cut short: the text stops where JSON could still go on, as ol/exchange.py decides. Where it stops is measured
+    // here: each engine words (and places) JSON.parse's complaint differently, and WebKit's gives no position.
+    const truncated = jsonErrorAt(String(text)) >= String(text).trimEnd().length - 1;
     throw new Error(truncated ? "the file ends in the middle (it was cut short while saving or copying)"
       : "the file is not valid JSON");
   }
   checkDump(dump);
   return dump;
+}
+
+/**
+ * Where `text` stops being JSON, as Python's json module places it: the index of the first character no JSON
+ * value can continue with, text.length when the text ends too soon (inside a string, an object or an array), -1
+ * when it is JSON.
+ * @param {string} text
+ */
+export function jsonErrorAt(text) {
+  let i = 0;
+  const fail = () => { throw Math.min(i, text.length); };
+  const ws = () => { while (i < text.length && " \t\n\r".includes(text[i])) i += 1; };
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  function string() {
+    for (i += 1; i < text.length; i += 1) {
+      if (text[i] === '"') return void (i += 1);
+      if (text[i] === "\\") i += 1;
+      else if (text[i] < " ") fail();
+    }
+    fail();
+  }
+  function items(close, item) {
+    i += 1;
+    ws();
+    if (text[i] === close) return void (i += 1);
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === close) return void (i += 1);
+      if (text[i] !== ",") fail();
+      i += 1;
+    }
+  }
+  function member() {
+    ws();
+    if (text[i] !== '"') fail();
+    string();
+    ws();
+    if (text[i] !== ":") fail();
+    i += 1;
+    value();
+  }
+  function value() {
+    ws();
+    const c = text[i];
+    if (c === "{") return items("}", member);
+    if (c === "[") return items("]", value);
+    if (c === '"') return string();
+    NUMBER.lastIndex = i;
+    if (NUMBER.test(text)) return void (i = NUMBER.lastIndex);
+    const word = ["true", "false", "null"].find((w) => text.startsWith(w, i));
+    if (!word) fail();
+    i += word.length;
+  }
+  try {
+    value();
+    ws();
+    return i < text.length ? i : -1;
+  } catch (at) {
+    return typeof at === "number" ? at : 0; // a RangeError: nested past the stack, not cut short
+  }
 }
 
 /**
@@ -123,7 +202,8 @@ export function planImport(dump, { get, slugs }) {
 
 /**
  * Help taken on an exercise, from two records (this browser's and a file's): an import never hides a hint or
- * forgets a revealed reference, so the larger counts and the earlier reveal win.
+ * forgets a revealed reference, so the larger counts and the earlier reveal win, and every pitfall named in
+ * either is kept (`pitfalls`: the known mistakes a diagnosis named, cell/help.js).
  * @param {any} mine  this browser's `help:` entry, or null
  * @param {any} theirs  the file's
  */
@@ -134,7 +214,30 @@ export function mergeHelp(mine, theirs) {
   const merged = { hints: Math.max(count(a.hints), count(b.hints)), failed: Math.max(count(a.failed), count(b.failed)) };
   const reveals = [a.revealed, b.revealed].filter((v) => typeof v === "number" && v > 0);
   if (reveals.length) merged.revealed = Math.min(...reveals);
+  const pitfalls = mergePitfalls(a.pitfalls, b.pitfalls);
+  if (pitfalls.length) merged.pitfalls = pitfalls;
   return merged;
+}
+
+/** The pitfalls of several help records, each once, in the order first named, at most PITFALLS_MAX. */
+export function mergePitfalls(...lists) {
+  const found = [];
+  for (const items of lists) {
+    for (const item of Array.isArray(items) ? items : []) {
+      if (typeof item === "string" && item && !found.includes(item) && found.length < PITFALLS_MAX) found.push(item);
+    }
+  }
+  return found;
+}
+
+/**
+ * The pitfalls a check's diagnosis names (checker/diagnosis.py `diagnose`), as a help record keeps them:
+ * "3. the residual ..." for a numbered pitfall of the page, else its text (ol/exchange.py `pitfall_labels`).
+ */
+export function pitfallLabels(diagnosis) {
+  return (Array.isArray(diagnosis) ? diagnosis : [])
+    .filter((item) => item && typeof item === "object" && typeof item.pitfall === "string" && item.pitfall)
+    .map((item) => (Number.isInteger(item.number) ? `${item.number}. ${item.pitfall}` : item.pitfall));
 }
 
 /**
@@ -148,7 +251,8 @@ export function unverified(get, slug) {
   return result && result.code === entry.code ? null : entry;
 }
 
-/** The header of an export this site writes. */
-export function header({ build = "" } = {}) {
-  return { format: FORMAT, version: FORMAT_VERSION, course: COURSE, build, origin: "browser" };
+/** The header of an export this site writes; `learner`, the name the learner chose, only when there is one. */
+export function header({ build = "", learner = "" } = {}) {
+  const name = learnerName(learner);
+  return { format: FORMAT, version: FORMAT_VERSION, course: COURSE, build, origin: "browser", ...(name ? { learner: name } : {}) };
 }

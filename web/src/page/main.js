@@ -12,7 +12,7 @@ import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
 import { mountChapter, mountModuleMap } from "./course.js";
 import { mountA11y } from "./a11y.js";
-import { mountEach } from "./widgets.js";
+import { mountEach, showWidgetError } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
 import { fillsByItself, mountOffline, requestFill } from "./offline.js";
 import { keepWhenSaved } from "./keep.js";
@@ -162,6 +162,9 @@ function start() {
   mountEach(document, ".tl-reveal", (root) => mountReveal(root, store));
   attempt(() => mountCatalogues(document, store));
   mountEach(document, ".tl-progress", (root) => mountProgress(root, { store, base }));
+  // The class page's code (and its workers) load only where a class widget is: a chunk of its own.
+  mountEach(document, ".tl-class", (root) => import("./class/class-page.js")
+    .then((m) => m.mountClass(root, { store, base })).catch((err) => showWidgetError(root, err)));
   mountEach(document, ".tl-chapter", (root) => mountChapter(root, store));
   mountEach(document, ".tl-module-map", (root) => mountModuleMap(root, store));
   mountEach(document, ".tl-ol-install", (root) => mountOlInstall(root, new URL("../../", import.meta.url)));

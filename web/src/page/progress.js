@@ -4,7 +4,7 @@
  * download, import reads a file the learner picks.
  */
 import { codeState, codeText, exerciseStatus, helpTaken, helpText, promptState, STATUS_TEXT } from "./progress-model.js";
-import { parseDump } from "./exchange.js";
+import { learnerName, learnerOf, parseDump } from "./exchange.js";
 import { keepingText } from "./keep.js";
 import { keys } from "./store.js";
 import { el } from "./dom.js";
@@ -73,6 +73,7 @@ export function mountProgress(root, { store, base }) {
   const holder = el("div", { class: "tl-progress-holder" });
   const tools = el("div", { class: "tl-progress-tools" });
   const exportB = el("button", { type: "button", class: "md-button tl-export" }, "Export progress to a file");
+  const name = learnerField(store);
   const importLabel = el("label", { class: "md-button tl-import" }, "Import progress from a file");
   const importInput = el("input", { type: "file", accept: "application/json,.json", class: "tl-sr" });
   importLabel.append(importInput);
@@ -89,7 +90,7 @@ export function mountProgress(root, { store, base }) {
     keeping.textContent = text;
   };
   sayKeeping();
-  root.replaceChildren(keeping, tools, confirmBox, status, holder);
+  root.replaceChildren(keeping, name.dom, tools, confirmBox, status, holder);
 
   let index = [];
   let unwatch = () => {};
@@ -111,12 +112,13 @@ export function mountProgress(root, { store, base }) {
     status.textContent = `The list of exercises could not be loaded (${err.message}).`;
   });
 
-  exportB.addEventListener("click", () => exportProgress(store, base, status).then(sayKeeping));
+  exportB.addEventListener("click", () => exportProgress(store, base, status, name.chosen()).then(sayKeeping));
   importInput.addEventListener("change", async () => {
     const file = importInput.files && importInput.files[0];
     importInput.value = "";
     if (!file) return;
     status.textContent = await importProgress(store, await file.text(), file.name, index);
+    name.render();
     refresh();
   });
   resetB.addEventListener("click", () => {
@@ -135,6 +137,52 @@ export function mountProgress(root, { store, base }) {
   });
 }
 
+/**
+ * The name exports carry, for a teacher's class view: asked once, beside Export (an optional field), kept in this
+ * browser (store.js keys.learner) once an export has used it, and shown afterwards with a Change button.
+ * @returns {{dom: HTMLElement, chosen: () => string, render: () => void}}  chosen: the name for this export (and
+ *   remembered)
+ */
+function learnerField(store) {
+  const box = el("p", { class: "tl-learner" });
+  const label = el("label", { for: "tl-learner-name" }, "Your name in exported files, for a teacher's class view (optional): ");
+  const input = el("input", { id: "tl-learner-name", type: "text", autocomplete: "name", maxlength: "80",
+    spellcheck: "false", "data-learner-name": "" });
+  const said = el("span", { class: "tl-learner-said" });
+  const change = el("button", { type: "button", class: "tl-link tl-learner-change" }, "Change");
+  let editing = false;
+  const saved = () => {
+    const value = store.get(keys.learner(), null);
+    return value && typeof value === "object" && typeof value.name === "string" ? learnerName(value.name) : null;
+  };
+  const render = () => {
+    const name = saved();
+    if (name === null || editing) {
+      input.value = input.value || name || "";
+      box.replaceChildren(label, input);
+      return;
+    }
+    said.textContent = name ? `Your exported files carry the name ${name}. ` : "Your exported files carry no name. ";
+    box.replaceChildren(said, change);
+  };
+  change.addEventListener("click", () => {
+    editing = true;
+    render();
+    input.focus();
+  });
+  render();
+  return {
+    dom: box, render,
+    chosen() {
+      const name = saved() === null || editing ? learnerName(input.value) : saved();
+      store.set(keys.learner(), { name });
+      editing = false;
+      render();
+      return name;
+    },
+  };
+}
+
 /** The build's version (assets/tl/build.json), carried in exports so `ol` can tell which site wrote them. */
 async function buildVersion(base) {
   try {
@@ -145,9 +193,9 @@ async function buildVersion(base) {
   }
 }
 
-/** Download everything saved here as a file that this page and `ol import` read. */
-async function exportProgress(store, base, status) {
-  const dump = store.exportAll({ build: await buildVersion(base) });
+/** Download everything saved here as a file that this page and `ol import` read, under the learner's name. */
+async function exportProgress(store, base, status, learner) {
+  const dump = store.exportAll({ build: await buildVersion(base), learner });
   const blob = new Blob([JSON.stringify(dump, null, 1)], { type: "application/json" });
   const a = el("a", { href: URL.createObjectURL(blob), download: `tinyllm-progress-${dump.saved.slice(0, 10)}.json` });
   document.body.append(a);
@@ -164,11 +212,15 @@ async function exportProgress(store, base, status) {
  */
 export async function importProgress(store, text, name, index) {
   let done;
+  let dump;
   try {
-    done = store.importAll(parseDump(text), { slugs: index.length ? new Set(index.map((e) => e.slug)) : undefined });
+    dump = parseDump(text);
+    done = store.importAll(dump, { slugs: index.length ? new Set(index.map((e) => e.slug)) : undefined });
   } catch (err) {
     return `Nothing was imported: ${err.message}.`;
   }
+  // The learner's own file: its name is theirs here too, unless this browser was told one already.
+  if (learnerOf(dump) && store.get(keys.learner(), null) === null) store.set(keys.learner(), { name: learnerOf(dump) });
   const title = (slug) => (index.find((e) => e.slug === slug) || { id: slug }).id;
   const parts = [`Imported ${done.count} saved items from ${name}.`];
   if (done.elsewhere.length) {

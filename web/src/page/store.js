@@ -139,13 +139,13 @@ export function createStore(backend, { events = null } = {}) {
 
   /**
    * Everything, as one JSON-ready object in the format `ol import` reads too (web/src/page/exchange.js):
-   * {format, version, course, build, origin, saved, data}. Drafts and `local:` facts stay here: they are this
-   * browser's own.
+   * {format, version, course, build, origin, learner?, saved, data}. Drafts and `local:` facts stay here: they
+   * are this browser's own. `learner`: the name the learner chose to appear under (progress.js asks it once).
    */
-  function exportAll({ build = "" } = {}) {
+  function exportAll({ build = "", learner = "" } = {}) {
     const data = {};
     for (const k of keys()) if (!k.startsWith("draft:") && !k.startsWith("local:")) data[k] = get(k);
-    return { ...header({ build }), saved: new Date().toISOString(), data };
+    return { ...header({ build, learner }), saved: new Date().toISOString(), data };
   }
 
   /**
@@ -242,4 +242,9 @@ export const keys = {
   /** A fact about this browser (`local:storage`: did it promise to keep the work; `local:exported`: when the
    * learner last exported), which exports leave out: it says nothing of another browser. */
   local: (name) => `local:${name}`,
+  /** The name this browser's exports carry ({name}: "" for none), asked once on the progress page: exports carry
+   * it as their top-level `learner`, not among their entries. */
+  learner: () => "local:learner",
+  /** A class a teacher asked this browser to keep for next time (page/class/): {files: [{name, text}], at}. */
+  keptClass: () => "local:class",
 };

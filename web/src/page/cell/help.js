@@ -9,13 +9,16 @@
  *   view shows it then); N means after N failed checks and every hint, behind a confirmation. A reveal is
  *   recorded, shown on the progress page, and never counts as a pass.
  *
- * What was taken is saved under `help:<slug>` as {hints, failed, revealed?} (exchange.js carries it in exports
- * and merges it on import, `mergeHelp`).
+ * What was taken is saved under `help:<slug>` as {hints, failed, revealed?, pitfalls?} (exchange.js carries it in
+ * exports and merges it on import, `mergeHelp`); `pitfalls` are the known mistakes the diagnoses of failed checks
+ * named, which a teacher's class view counts (page/class/).
  */
 import { keys } from "../store.js";
+import { mergePitfalls, pitfallLabels } from "../exchange.js";
 import { actions } from "./state.js";
 
-/** @typedef {{hints: number, failed: number, revealed: number}} Help  revealed: when (ms), 0 if never */
+/** @typedef {{hints: number, failed: number, revealed: number, pitfalls: string[]}} Help  revealed: when (ms), 0
+ * if never; pitfalls: the known mistakes named so far */
 
 const count = (v) => (Number.isInteger(v) && v > 0 ? v : 0);
 
@@ -25,9 +28,9 @@ const count = (v) => (Number.isInteger(v) && v > 0 ? v : 0);
  */
 export function readHelp(store, slug) {
   const saved = store.get(keys.help(slug), null);
-  if (!saved || typeof saved !== "object") return { hints: 0, failed: 0, revealed: 0 };
+  if (!saved || typeof saved !== "object") return { hints: 0, failed: 0, revealed: 0, pitfalls: [] };
   const revealed = typeof saved.revealed === "number" && saved.revealed > 0 ? saved.revealed : 0;
-  return { hints: count(saved.hints), failed: count(saved.failed), revealed };
+  return { hints: count(saved.hints), failed: count(saved.failed), revealed, pitfalls: mergePitfalls(saved.pitfalls) };
 }
 
 /** Whether a check's result is a failed attempt: the judge looked at the code and it did not pass. */
@@ -63,7 +66,8 @@ export function createHelp({ slug, revealAfter, hints, store, model, loadReferen
   const dispatch = (action) => model.dispatch(action);
   const current = () => readHelp(store, slug); // afresh: another tab may have taken a hint meanwhile
   const save = (help) => {
-    const entry = { hints: help.hints, failed: help.failed, ...(help.revealed ? { revealed: help.revealed } : {}) };
+    const entry = { hints: help.hints, failed: help.failed, ...(help.revealed ? { revealed: help.revealed } : {}),
+      ...(help.pitfalls && help.pitfalls.length ? { pitfalls: help.pitfalls } : {}) };
     store.set(key, entry);
     dispatch(actions.help(help));
   };
@@ -86,7 +90,7 @@ export function createHelp({ slug, revealAfter, hints, store, model, loadReferen
     afterCheck(result) {
       if (!failedAttempt(result)) return;
       const help = current();
-      save({ ...help, failed: help.failed + 1 });
+      save({ ...help, failed: help.failed + 1, pitfalls: mergePitfalls(help.pitfalls, pitfallLabels(result.diagnosis)) });
     },
     nextHint() {
       const help = current();

@@ -1,0 +1,289 @@
+/**
+ * The class page (`/// class`, docs/class.md): a teacher drops or picks many progress files, or zips of them; each
+ * learner becomes a row, each exercise a column, every claimed pass is checked again here (recheck.js) with a bar
+ * and a count while it runs, and the class goes out as CSV and as a printable summary.
+ *
+ * Nothing leaves the teacher's machine: files are read by the page, the learners' code runs in this browser's
+ * workers, and the downloads are made here. Nothing is stored either, unless the teacher ticks "Keep this class",
+ * which keeps the files' text through store.js (keys.keptClass) until it is unticked or the class cleared.
+ * Loaded as a chunk of its own, only on the page that has the widget (main.js).
+ */
+import { keys } from "../store.js";
+import { el } from "../dom.js";
+import { loadIndex } from "../progress.js";
+import { loadBundle } from "../cell/bundles.js";
+import { PythonWorker } from "../worker-client.js";
+import { expand, isZip } from "./zip.js";
+import { csvText, FILE_CAP, gather, plan, row, summaryText, textOf, TOO_LARGE, verdict, ZIP_CAP, ZIP_TOO_LARGE } from "./model.js";
+import { checkAgain, poolSize } from "./recheck.js";
+import { progressView, rejectedView, summaryView, tableView } from "./view.js";
+
+const SUMMARY_EVERY_MS = 2000; // the summary follows the results at most this often while the checks run
+
+/** A picked or dropped file as {file: {name, bytes}} or, when it is refused unread, {rejected: [name, why]}. */
+async function readPicked(file) {
+  if (file.size > FILE_CAP) {
+    const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
+    if (!isZip(head)) return { rejected: [file.name, TOO_LARGE] };
+    if (file.size > ZIP_CAP) return { rejected: [file.name, ZIP_TOO_LARGE] };
+  }
+  return { file: { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) } };
+}
+
+/** Offer `text` as a file download, made here (a blob: address). */
+function download(doc, name, text, type) {
+  const a = el("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  doc.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+/** The widget's controls: the file input, drop hint, keep box, and the buttons. */
+function controls() {
+  const input = el("input", { type: "file", multiple: "", accept: ".json,.zip,application/json,application/zip",
+    class: "tl-sr", "data-class-files": "" });
+  const pick = el("label", { class: "md-button tl-class-pick" }, "Choose progress files or zips");
+  pick.append(input);
+  const keep = el("input", { type: "checkbox", id: "tl-class-keep", "data-class-keep": "" });
+  const keepLabel = el("label", { for: "tl-class-keep" }, " Keep this class in this browser for next time");
+  const button = (cls, text) => el("button", { type: "button", class: `md-button ${cls}`, disabled: "" }, text);
+  return {
+    input, pick, keep, keepLabel,
+    csv: button("tl-class-csv", "Download the table (CSV)"), text: button("tl-class-text", "Download the summary (text)"),
+    print: button("tl-class-print", "Print the summary"), clear: button("tl-class-clear", "Start a new class"),
+  };
+}
+
+/** The widget's parts, placed in `root`: the drop zone, the keep box, progress, refusals, table, tools, summary. */
+function layout(root) {
+  const ui = controls();
+  const views = { table: tableView([]), rejected: rejectedView(), progress: progressView(), summary: summaryView() };
+  const tools = el("div", { class: "tl-class-tools" });
+  tools.append(ui.csv, ui.text, ui.print, ui.clear);
+  const drop = el("div", { class: "tl-class-drop" });
+  drop.append(ui.pick, el("span", {}, " or drop them here (any number, zips too)."));
+  const keepBox = el("p", { class: "tl-class-keep" });
+  ui.kept = el("span", { class: "tl-class-kept" });
+  keepBox.append(ui.keep, ui.keepLabel, ui.kept);
+  root.querySelector(":scope > .tl-fallback")?.remove();
+  root.append(drop, keepBox, views.progress.dom, views.rejected.dom, views.table.dom, tools, views.summary.dom);
+  root.dataset.state = "empty";
+  return { ui, views };
+}
+
+/**
+ * The class and its checking: the files read so far, the learners gathered from them, their verdicts, and the
+ * run that checks what is left (recheck.js); a newer class (files added, the class cleared) makes an older run stop
+ * taking checks, and the results it had are kept by the code they judged.
+ */
+function createClass({ root, ui, views, store, bundle, makeWorker, size, index }) {
+  const state = { columns: [], files: [], refused: [], learners: [], verdicts: {}, results: {}, cache: new Map(),
+    generation: 0, ranFor: 0, running: null, summaryTimer: null };
+  const ready = index().then((entries) => {
+    state.columns = entries.map((e) => ({ slug: e.slug, id: e.id, title: e.title, requires: e.requires || [], prompts: e.prompts || [] }));
+    const table = tableView(state.columns);
+    views.table.dom.replaceWith(table.dom);
+    views.table = table;
+  });
+  const rows = () => state.learners.map((l) => row(l, state.columns, state.verdicts[l.key], state.results[l.key]));
+  const tasks = () => plan(state.learners, state.columns);
+  const learnersDone = () => state.learners.filter((l) => state.columns.every((c) => state.verdicts[l.key][c.slug])).length;
+
+  function showSummary() {
+    clearTimeout(state.summaryTimer);
+    state.summaryTimer = null;
+    views.summary.show(rows(), state.columns);
+  }
+
+  /** Update the bar and the count; true when every claimed pass has its verdict. */
+  function progress() {
+    const all = tasks();
+    const done = all.filter(([l, c]) => state.verdicts[l.key][c.slug]).length;
+    views.progress.update({ done, total: all.length, learnersDone: learnersDone(), learners: state.learners.length });
+    if (!state.summaryTimer) state.summaryTimer = setTimeout(showSummary, SUMMARY_EVERY_MS);
+    return done === all.length;
+  }
+
+  function finished() {
+    views.table.flush();
+    const all = rows();
+    const lost = all.reduce((n, r) => n + Object.values(r.cells).filter((x) => x.verdict === "not-reproduced").length, 0);
+    root.dataset.state = state.learners.length ? "done" : "empty";
+    for (const b of [ui.csv, ui.text, ui.print]) b.disabled = !state.learners.length;
+    ui.clear.disabled = !state.files.length && !state.refused.length;
+    showSummary();
+    if (state.learners.length) {
+      views.progress.say(`Every claimed pass was checked again: ${all.length} learners, ${state.columns.length} exercises; `
+        + `${lost} claimed pass${lost === 1 ? "" : "es"} did not hold.`);
+    }
+  }
+
+  /** Read the files and draw the class; the checking follows (run). */
+  function regather() {
+    state.generation += 1;
+    const found = gather(state.files, state.columns);
+    state.learners = found.learners;
+    state.verdicts = Object.fromEntries(found.learners.map((l) => [l.key, Object.fromEntries(state.columns
+      .map((c) => [c.slug, verdict(l.work[c.slug], null)]))]));
+    state.results = Object.fromEntries(found.learners.map((l) => [l.key, {}]));
+    views.rejected.show([...state.refused, ...found.rejected]);
+    const all = rows();
+    views.table.show(found.learners.map((l, i) => ({ key: l.key, row: all[i] })));
+    for (const b of [ui.csv, ui.text, ui.print]) b.disabled = true;
+    ui.clear.disabled = !state.files.length && !state.refused.length;
+    root.dataset.state = "checking";
+    if (progress()) finished();
+    else run();
+  }
+
+  function onResult(mine) {
+    return (learner, column, result, v) => {
+      if (state.generation !== mine) return;
+      state.verdicts[learner.key][column.slug] = v;
+      state.results[learner.key][column.slug] = result;
+      const r = row(learner, state.columns, state.verdicts[learner.key], state.results[learner.key]);
+      views.table.update(learner.key, column.id, r.cells[column.id], r.passed);
+      progress();
+    };
+  }
+
+  /** Check what is left, newest class first, with workers started only when a check needs one. */
+  function run() {
+    if (state.running) return;
+    const started = [];
+    const workers = Array.from({ length: size }, (_, i) => ({
+      request: (...args) => {
+        started[i] = started[i] || makeWorker();
+        return started[i].request(...args);
+      },
+    }));
+    state.running = (async () => {
+      while (state.ranFor !== state.generation) {
+        const mine = state.generation;
+        state.ranFor = mine;
+        await checkAgain({
+          learners: state.learners, columns: state.columns, bundle, cache: state.cache, onResult: onResult(mine),
+          workers: workers.slice(0, Math.max(1, Math.min(size, tasks().length))), cancelled: () => state.generation !== mine,
+        });
+        if (state.generation === mine) finished();
+      }
+    })().finally(() => {
+      for (const w of started) w?.dispose();
+      state.running = null;
+    });
+  }
+
+  /** Keep the class's files in this browser, when the teacher ticked the box. */
+  function keepNow() {
+    if (!ui.keep.checked) return;
+    const files = [];
+    for (const f of state.files) {
+      try {
+        files.push({ name: f.name, text: textOf(f.bytes) });
+      } catch { /* a file that is not text is refused anyway */ }
+    }
+    const ok = store.set(keys.keptClass(), { files, at: Date.now() });
+    ui.kept.textContent = ok ? ` (kept: ${files.length} file${files.length === 1 ? "" : "s"})`
+      : " (this browser would not keep it: its storage is full or refused)";
+  }
+
+  return {
+    ready, rows, keepNow,
+    get csv() { return csvText(rows(), state.columns); },
+    get summary() { return summaryText(rows(), state.columns); },
+    settled: () => Promise.resolve(state.running),
+    /** Add files (File objects, or {name, bytes}), zips opened, and grade the class again. */
+    async add(picked) {
+      await ready;
+      // A File has a bytes() method in newer browsers: what is already read is told apart by its Uint8Array.
+      const read = await Promise.all([...picked].map((f) => (f.bytes instanceof Uint8Array ? { file: f } : readPicked(f))));
+      const opened = await expand(read.filter((r) => r.file).map((r) => r.file));
+      state.refused.push(...read.filter((r) => r.rejected).map((r) => r.rejected), ...opened.rejected);
+      state.files.push(...opened.files);
+      keepNow();
+      regather();
+    },
+    /** Start a new class: nothing of the old one is shown or kept. */
+    clear() {
+      state.files = [];
+      state.refused = [];
+      ui.keep.checked = false;
+      store.remove(keys.keptClass());
+      ui.kept.textContent = "";
+      regather();
+      views.progress.say("The class was cleared; nothing of it is kept in this browser.");
+    },
+  };
+}
+
+/** The files, buttons and keep box of the widget, wired to the class. */
+function wire(root, ui, klass, store) {
+  const doc = root.ownerDocument;
+  ui.input.addEventListener("change", () => {
+    const files = [...(ui.input.files || [])];
+    ui.input.value = "";
+    if (files.length) klass.add(files);
+  });
+  root.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    root.classList.add("tl-dragging");
+  });
+  root.addEventListener("dragleave", () => root.classList.remove("tl-dragging"));
+  root.addEventListener("drop", (event) => {
+    event.preventDefault();
+    root.classList.remove("tl-dragging");
+    if (event.dataTransfer?.files?.length) klass.add(event.dataTransfer.files);
+  });
+  ui.keep.addEventListener("change", () => {
+    if (ui.keep.checked) klass.keepNow();
+    else {
+      store.remove(keys.keptClass());
+      ui.kept.textContent = " (not kept: nothing of this class is stored in this browser)";
+    }
+  });
+  const stamp = () => new Date().toISOString().slice(0, 10);
+  ui.csv.addEventListener("click", () => download(doc, `tinyllm-class-${stamp()}.csv`, klass.csv, "text/csv;charset=utf-8"));
+  ui.text.addEventListener("click", () => download(doc, `tinyllm-class-summary-${stamp()}.txt`, klass.summary,
+    "text/plain;charset=utf-8"));
+  ui.print.addEventListener("click", () => doc.defaultView?.print());
+  ui.clear.addEventListener("click", () => klass.clear());
+}
+
+/**
+ * Mount the class widget.
+ * @param {HTMLElement} root  the `.tl-class` placeholder
+ * @param {{store: object, base: URL|string, cores?: number, vendor?: string, makeWorker?: () => object,
+ *          index?: () => Promise<object[]>, bundle?: (slug: string) => Promise<object>}} ctx
+ *   cores, vendor: how many checks run at once is poolSize(cores, vendor) (navigator's); makeWorker, index and
+ *   bundle default to the page's (PythonWorker, the exercise index, the bundles); tests pass fakes
+ * @returns {{add: Function, ready: Promise<void>, rows: () => object[], csv: string, summary: string,
+ *            workers: number, settled: () => Promise<void>}}
+ */
+export function mountClass(root, ctx) {
+  const { store } = ctx;
+  const { ui, views } = layout(root);
+  const size = poolSize(ctx.cores ?? globalThis.navigator?.hardwareConcurrency, ctx.vendor ?? globalThis.navigator?.vendor);
+  const klass = createClass({
+    root, ui, views, store, size,
+    makeWorker: ctx.makeWorker || (() => new PythonWorker({ base: ctx.base, spare: false }).start()),
+    bundle: ctx.bundle || ((slug) => loadBundle(ctx.base, slug)),
+    index: ctx.index || (() => loadIndex(ctx.base)),
+  });
+  wire(root, ui, klass, store);
+  const saved = store.get(keys.keptClass(), null);
+  if (saved && Array.isArray(saved.files) && saved.files.length) {
+    ui.keep.checked = true;
+    const encoder = new TextEncoder();
+    klass.add(saved.files.filter((f) => f && typeof f.name === "string" && typeof f.text === "string")
+      .map((f) => ({ name: f.name, bytes: encoder.encode(f.text) })));
+    views.progress.say(`The class kept in this browser on ${new Date(saved.at || 0).toISOString().slice(0, 10)} is loaded `
+      + "and checked again.");
+  }
+  const api = {
+    add: klass.add, ready: klass.ready, settled: klass.settled, workers: size,
+    get rows() { return klass.rows(); }, get csv() { return klass.csv; }, get summary() { return klass.summary; },
+  };
+  root.tlClass = api; // for automation and the end-to-end tests
+  return api;
+}
