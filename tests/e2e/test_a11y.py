@@ -2,7 +2,7 @@
 
 Over one page of each kind of the real site (pages are of one kind when the same widgets are on them: the first of
 each, in the order of mkdocs.yml's nav and then any exercise or chapter page outside it, so a new kind of page is
-audited without naming it here; every page is checked statically by tests/content/test_pages.py, a cost that does
+audited without naming it here; every page is checked statically by tests/content/test_site_pages.py, a cost that does
 not grow with the course as a browser's does):
 - An axe-core audit (from node_modules, injected by Playwright: never a CDN), in the light and the dark palette,
   fails on any "serious" or "critical" violation. Pages are audited with saved work in place (failed and passed

@@ -2,7 +2,7 @@
 terms learner code cannot change (checker/messages.py `case`).
 
 The diagnosis measured on the course itself (leave-one-out, the corpus) is the content tier's:
-tests/content/test_diagnosis.py.
+tests/content/test_course_diagnosis.py.
 """
 from __future__ import annotations
 
