@@ -22,7 +22,7 @@ export function requestCore(ctx) {
   const core = compileCore(ctx, realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
   const loader = runLoader(ctx, realFetch);
-  const stdlib = realFetch(stdlibURL).then((r) => counted(ctx.line, r));
+  const stdlib = realFetch(stdlibURL).then((r) => counted(ctx, r));
   stdlib.catch(() => {});
   core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
   answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL });
@@ -30,12 +30,12 @@ export function requestCore(ctx) {
 }
 
 /** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none;
- * `whenIn` as for line.js counted. */
+ * `whenIn` is called once its whole body is in (line.js counted). */
 async function inflated(ctx, realFetch, url, type, whenIn = undefined) {
   if (typeof DecompressionStream !== "function") return null;
   const response = await realFetch(url).catch(() => null);
   if (!response || !response.ok || !response.body) return null;
-  return new Response(counted(ctx.line, response, whenIn).body.pipeThrough(new DecompressionStream("gzip")),
+  return new Response(counted(ctx, response, whenIn).body.pipeThrough(new DecompressionStream("gzip")),
     { headers: { "Content-Type": type } });
 }
 

@@ -8,9 +8,12 @@
  * decisions".
  *
  * The line's speed is what the start-up downloads (the core, the standard library) have brought in since their
- * first byte, per ms, read once it can be told: when `coreIn` settles (core.js: the core's first bytes, see
- * `counted`; without its gzipped copy, the core compiled), or DECIDE_MS after that first byte.
+ * first byte, per ms, read once it can be told: when `coreIn` settles (core.js: the whole core is in, see
+ * `counted`; without its compressed copy, the core compiled), or DECIDE_MS after that first byte, whichever is
+ * first.
  */
+
+import { arrived } from "./downloads.js";
 
 export const COLD_START_MS = 3000;
 const DECIDE_MS = 400;
@@ -32,14 +35,18 @@ export function createMeter(coreIn) {
 }
 
 /**
- * `response` with its body counted by the `meter` as the network delivers it: a branch of the body (tee) is read
- * as fast as it arrives, so the count measures the line, not the consumer (compiling the core, when the machine
- * is busy, reads slower than a fast line delivers); the tee holds the chunks for the consumer meanwhile.
- * `whenIn` is called once the whole body is in, and also with each chunk's size as it arrives (so a `whenIn` that
- * settles a promise settles it at the first chunk: the core's, core.js compileCore).
+ * `response` with its body counted as the network delivers it, by the line's meter (`ctx.line`) and by the progress
+ * bar (downloads.js `arrived`): a branch of the body (tee) is read as fast as it arrives, so the count measures the
+ * line, not the consumer (compiling the core, when the machine is busy, reads slower than a fast line delivers);
+ * the tee holds the chunks for the consumer meanwhile. `whenIn` is called once, when the whole body is in (or
+ * could not be read): for the core, that settles `coreIn` (core.js compileCore), which ends the line's measure.
+ * (Before issue 30 it was also called with each chunk's size, so `coreIn` settled on the core's first chunk and
+ * the measure ended early; and the core's and the standard library's bytes never reached the progress bar.)
+ * @param {{line: Meter}} ctx  the start-up's context (context.js), whose progress count downloads.js keeps
  */
-export function counted(meter, response, whenIn = () => {}) {
+export function counted(ctx, response, whenIn = () => {}) {
   if (!response.body) return response;
+  const meter = ctx.line;
   const [body, probe] = response.body.tee();
   (async () => {
     const reader = probe.getReader();
@@ -51,9 +58,9 @@ export function counted(meter, response, whenIn = () => {}) {
         meter.firstByte();
       }
       meter.bytes += value.byteLength;
-      whenIn(value.byteLength);
+      arrived(ctx, value.byteLength);
     }
-  })().catch(() => {}).finally(whenIn);
+  })().catch(() => {}).finally(() => whenIn());
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
