@@ -6,7 +6,8 @@ Bytes are deterministic, so this needs no browser: each part is the file (or fil
 as the site's wheels list names them (tools/build_outputs.py), and the lesson page with what it links. "raw" is a
 part's size once decoded (a zip's or a pack's files, the snapshot's memory); "sent" is what travels on a line the
 worker measures slow (the compact copies, bench/README.md), and "sent, fast" on a faster one (the LZ4 copies).
-The parts that arrive after ready (the rest of the standard library and of numpy, issue 30) are listed apart.
+The parts that arrive after ready (the rest of the standard library and of numpy, issue 30) are listed apart;
+in a build that has them, "standard library" and "numpy pack" are their start-up parts.
 Older builds, whose wheels list lacks the newer fields, are read as they were. bench/versions.py prints the table
 for its two builds; the network benchmark's `sent_before_ready` (per path) is the measured check of it.
 """
@@ -97,9 +98,8 @@ def parts(site: Path, lesson: str = LESSON) -> list[Part]:
                     int(info.get("snapshot_bytes") or 0)) if snap else Part("memory snapshot", 0, 0, 0))
     stdlib = info.get("stdlib") or "python_stdlib.zip"
     slow, fast = _compact(py, stdlib)
-    out.append(Part("standard library" + (" (start)" if info.get("stdlib") else ""), _zip_raw(py / stdlib), slow, fast))
-    out.extend(p for p in (_packed(py, "numpy pack" + (" (start)" if info.get("numpy_rest") else ""),
-                                   info.get("numpy", "")),
+    out.append(Part("standard library", _zip_raw(py / stdlib), slow, fast))
+    out.extend(p for p in (_packed(py, "numpy pack", info.get("numpy", "")),
                            _packed(py, "judge wheels pack", info.get("wheels_pack", ""))) if p)
     rest = [py / n for n in ("pyodide.asm.mjs.gz", "pyodide.mjs", "wheels.json")]
     rest.append(site / "assets" / "tl" / "checker.zip")
@@ -110,8 +110,8 @@ def parts(site: Path, lesson: str = LESSON) -> list[Part]:
     out.append(Part("loader, judge, lock, page", small, small, small))
     if info.get("stdlib_rest"):
         slow, fast = _compact(py, info["stdlib_rest"])
-        out.append(Part("standard library (rest)", _zip_raw(py / info["stdlib_rest"]), slow, fast, True))
-    later = _packed(py, "numpy pack (rest)", info.get("numpy_rest", ""), True)
+        out.append(Part("standard library, the rest", _zip_raw(py / info["stdlib_rest"]), slow, fast, True))
+    later = _packed(py, "numpy pack, the rest", info.get("numpy_rest", ""), True)
     if later:
         out.append(later)
     return out

@@ -66,9 +66,14 @@ COMPACT_LEVEL = 19
 def compact(container: bytes) -> bytes:
     """The compact copy of an LZ4 container: its bytes as one zstd frame (with its size, which the browser's
     decoder uses to allocate once)."""
+    return compact_raw(decompress(container))
+
+
+def compact_raw(raw: bytes) -> bytes:
+    """`raw` as one zstd frame at the compact copies' level (with its size)."""
     import zstandard
 
-    return zstandard.ZstdCompressor(level=COMPACT_LEVEL, threads=-1).compress(decompress(container))
+    return zstandard.ZstdCompressor(level=COMPACT_LEVEL, threads=-1).compress(raw)
 
 
 def contained_size(data: bytes) -> int:

@@ -2,26 +2,32 @@
 // checker/bridge.py) already imported, so the browser's worker
 // restores a ready interpreter in a fraction of the time a cold start takes (issue 6; bench/run.py measures it).
 //
-// usage: node tools/snapshot.mjs <site assets/pyodide dir> <checker.zip> <numpy modules .json> <output .bin>
-// (tools/snapshot.py compresses the output into an LZ4 container, tools/pack.py)
+// usage: node tools/snapshot.mjs measure <site assets/pyodide dir> <checker.zip> <numpy.json> <output .json>
+//        node tools/snapshot.mjs make <site assets/pyodide dir> <checker.zip> <numpy.json> <start-up stdlib .zip>
+//             <output .bin>
+// (tools/snapshot.py runs both: `measure` lists the standard library's files that start-up imports, from which it
+// makes the start-up zip; `make` makes the snapshot against exactly that zip, as the worker starts with it (issue
+// 30), and tools/snapshot.py compresses the output into LZ4 containers, tools/pack.py)
 //
 // numpy cannot be in the snapshot: its compiled extension modules are separate WebAssembly instances that a
 // memory snapshot does not capture (Pyodide 0.27 fails with "Unexpected hiwire entry"), so the worker still
-// loads numpy after restoring. The standard-library modules numpy imports can be, though (the list comes from
-// tools/numpy_archive.mjs), which saves compiling them after every restore. Everything here is pure Python, or
-// compiled into the core, so only wasm memory needs to be saved.
+// loads numpy after restoring. The standard-library modules numpy and the course import can be, though (the list
+// comes from tools/numpy_archive.mjs), which saves compiling them after every restore. Everything here is pure
+// Python, or compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
 import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/shared/build-outputs.js";
 
-const [assets, checkerZip, numpyModules, output] = process.argv.slice(2);
+const [mode, assets, checkerZip, numpyJson, ...rest] = process.argv.slice(2);
+if (!["measure", "make"].includes(mode)) throw new Error(`snapshot.mjs: unknown mode ${mode}`);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));
 // The same settings the worker uses: no host environment leaks into the snapshot.
-const py = await loadPyodide({ _makeSnapshot: true, env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
+const py = await loadPyodide({ _makeSnapshot: mode === "make", env: { HOME: RUNTIME.home }, stdout: () => {},
+  stderr: (t) => process.stderr.write(`${t}\n`), ...(mode === "make" ? { stdLibURL: rest[0] } : {}) });
 py.FS.mkdirTree("/tmp/wheels");
 for (const w of wheels) py.FS.writeFile(`/tmp/wheels/${w}`, readFileSync(`${assets}/${w}`));
 py.FS.writeFile("/tmp/checker.zip", readFileSync(checkerZip));
-py.globals.set("numpy_stdlib", py.toPy(JSON.parse(readFileSync(numpyModules, "utf8"))));
+py.globals.set("numpy_stdlib", py.toPy(JSON.parse(readFileSync(numpyJson, "utf8")).stdlib));
 py.runPython(`
 import os, site, sys, zipfile
 for w in sorted(os.listdir("/tmp/wheels")):
@@ -37,6 +43,23 @@ judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, fil
             learner="warm.py", workdir=${JSON.stringify(RUNTIME.workDir)}, names=["test_warm"])
 sys.path.remove(${JSON.stringify(RUNTIME.judgeDir)})
 `);
-const snapshot = py.makeMemorySnapshot();
-writeFileSync(output, snapshot);
-console.log(JSON.stringify({ bytes: snapshot.length }));
+if (mode === "measure") {
+  // Every file of the standard library's zip that a module now loaded came from: the start-up zip's contents.
+  const files = py.runPython(`
+import sys
+zips = [p for p in sys.path if p.endswith(".zip")]
+found = set()
+for module in list(sys.modules.values()):
+    origin = getattr(getattr(module, "__spec__", None), "origin", None) or getattr(module, "__file__", None) or ""
+    for z in zips:
+        if origin.startswith(z + "/"):
+            found.add(origin[len(z) + 1:])
+json.dumps(sorted(found))
+`);
+  writeFileSync(rest[0], files);
+  console.log(JSON.stringify({ files: JSON.parse(files).length }));
+} else {
+  const snapshot = py.makeMemorySnapshot();
+  writeFileSync(rest[1], snapshot);
+  console.log(JSON.stringify({ bytes: snapshot.length }));
+}

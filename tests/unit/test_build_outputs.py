@@ -34,6 +34,7 @@ def test_both_sides_name_the_same_files():
     assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
                      "wheelsPack": build_outputs.WHEELS_PACK,
                      "judgeZip": build_outputs.JUDGE_ZIP, "coreGz": build_outputs.CORE_GZ,
+                     "stdlibStart": build_outputs.STDLIB_START,
                      "loaderGz": build_outputs.LOADER_GZ, "compactSuffix": build_outputs.COMPACT_SUFFIX}
 
 
@@ -75,7 +76,9 @@ def test_the_service_worker_is_given_the_shared_names_and_no_one_writes_them_aga
         snapshot_bytes=8_307_577, snapshot_size=25_165_824, compact=True, snapshot_compact_bytes=5_482_775,
         numpy_dynlibs=("numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so",
                        "numpy/random/mtrand.cpython-312-wasm32-emscripten.so"),
-        start_bytes=20_000_000, start_compact_bytes=14_000_000),
+        start_bytes=20_000_000, start_compact_bytes=14_000_000, stdlib=build_outputs.STDLIB_START,
+        stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=build_outputs.numpy_rest_pack("2.0.2"),
+        later_stdlib=("statistics", "xml.dom"), later_numpy=("numpy.fft",)),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -93,7 +96,9 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "snapshotSize": written.snapshot_size,
                     "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes,
                     "numpyDynlibs": list(written.numpy_dynlibs), "startBytes": written.start_bytes,
-                    "startCompactBytes": written.start_compact_bytes}
+                    "startCompactBytes": written.start_compact_bytes, "stdlib": written.stdlib,
+                    "stdlibRest": written.stdlib_rest, "numpyRest": written.numpy_rest,
+                    "laterStdlib": list(written.later_stdlib), "laterNumpy": list(written.later_numpy)}
 
 
 @needs_node
@@ -177,3 +182,13 @@ def test_the_optional_files_are_every_file_of_every_optional_package():
            build_outputs.OptionalPackage("b", ("b",), ("b.whl", "six.whl")))
     assert WheelsList("0.27.7", ("pytest.whl",), optional=two).optional_files() == {"a.whl", "b.whl", "six.whl"}
     assert WheelsList("0.27.7", ("pytest.whl",)).optional_files() == set()
+
+
+@needs_node
+def test_both_sides_refuse_later_modules_that_are_not_a_list_of_names(tmp_path):
+    said = node("""try { outputs.readWheelsList({ wheels: [], later_numpy: "numpy.fft" }); console.log('"accepted"'); }
+        catch (err) { console.log(JSON.stringify(err.message)); }""")
+    assert said == f"{build_outputs.WHEELS_LIST}: later_numpy is not a list of module names"
+    (tmp_path / build_outputs.WHEELS_LIST).write_text('{"wheels": [], "later_stdlib": [1]}')
+    with pytest.raises(ValueError, match="later_stdlib is not a list of module names"):
+        build_outputs.read_wheels_list(tmp_path)

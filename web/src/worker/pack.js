@@ -20,6 +20,14 @@ export async function unwrap(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/** The same for a file needed at once (an import waiting for it, boot/later.js): an LZ4 container or a compact
+ * copy, decoded without waiting; anything else as it is. */
+export function unwrapNow(bytes) {
+  if (isContainer(bytes)) return decode(bytes);
+  if (bytes.length > 4 && ZSTD.every((b, i) => bytes[i] === b)) return zstd(bytes);
+  return bytes;
+}
+
 /**
  * Parts of one file (the snapshot's, in order) joined into one buffer, `into` when given (it must be exactly their
  * size): each part an LZ4 container, decoded straight into its place (no copy of 25 MB, and that much less memory

@@ -18,7 +18,7 @@ import { handingOff } from "./handoff.js";
 export function requestCore(ctx) {
   const realFetch = handingOff(ctx, self.fetch.bind(self));
   const wasmURL = `${ctx.index}pyodide.asm.wasm`;
-  const stdlibURL = `${ctx.index}python_stdlib.zip`;
+  const stdlibURL = ctx.index + OUTPUTS.stdlibStart; // the start-up part (issue 30): python.js names it to Pyodide
   const core = compileCore(ctx, realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
   const loader = runLoader(ctx, realFetch);

@@ -14,7 +14,7 @@
  * emscripten_resize_heap, which also renews the runtime's views of it), on the module the factory is building
  * (withModule). The sizes: bench/README.md, "Start-up design decisions".
  */
-import { RUNTIME } from "../../shared/build-outputs.js";
+import { OUTPUTS, RUNTIME } from "../../shared/build-outputs.js";
 
 const quiet = () => {};
 
@@ -27,8 +27,9 @@ const quiet = () => {};
 export async function startPython(ctx, files, loader) {
   const [{ loadPyodide }, factory] = await Promise.all([import(`${ctx.index}pyodide.mjs`), loader]);
   const module = withModule(factory || (await import(`${ctx.index}pyodide.asm.mjs`)).default);
+  // The standard library's start-up part (issue 30), the one the snapshot was made with; the rest arrives later.
   const options = { indexURL: ctx.index, stdout: quiet, stderr: quiet, env: { HOME: RUNTIME.home },
-    createPyodideModule: module.factory };
+    createPyodideModule: module.factory, stdLibURL: ctx.index + OUTPUTS.stdlibStart };
   if (await files.restoring) {
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
     const memory = await files.memory;
