@@ -112,6 +112,8 @@ class WheelsList:
     stdlib:      the start-up standard library (STDLIB_START), which the worker starts with, when the build made it
     stdlib_rest, numpy_rest: the rest of the standard library and of numpy, fetched after ready (issue 30)
     later_stdlib, later_numpy: the module names in them, which an import waits for (checker/later.py)
+    snapshot_delta_bytes, snapshot_delta_sum: the snapshot's first bytes of memory are XORed with the core's
+                 initial memory of that length and checksum (web/src/shared/snapshot-delta.js); 0: no delta
     """
 
     pyodide: str
@@ -132,6 +134,8 @@ class WheelsList:
     numpy_rest: str = ""
     later_stdlib: tuple[str, ...] = field(default_factory=tuple)
     later_numpy: tuple[str, ...] = field(default_factory=tuple)
+    snapshot_delta_bytes: int = 0
+    snapshot_delta_sum: int = 0
 
     def compact_files(self) -> set[str]:
         """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
@@ -149,8 +153,8 @@ class WheelsList:
                snapshot_bytes: int = 0, snapshot_size: int = 0, compact: bool = False,
                snapshot_compact_bytes: int = 0, numpy_dynlibs: tuple[str, ...] = (), start_bytes: int = 0,
                start_compact_bytes: int = 0, **later: object) -> WheelsList:
-        """This list with the snapshot's parts and the packs named (`later`: the fields of issue 30's parts, stdlib,
-        stdlib_rest, numpy_rest, later_stdlib, later_numpy)."""
+        """This list with the snapshot's parts and the packs named (`later`: the fields of issue 30, stdlib,
+        stdlib_rest, numpy_rest, later_stdlib, later_numpy, snapshot_delta_bytes, snapshot_delta_sum)."""
         lists = {k: tuple(v) for k, v in later.items() if k.startswith("later_")}  # type: ignore[arg-type]
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
                        snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size, compact=compact,
@@ -183,6 +187,7 @@ def read_wheels_list(assets: Path) -> WheelsList:
             raise ValueError(f"{assets / WHEELS_LIST}: {key} is not a list of module names")
         later[key] = tuple(modules)
     later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest")})
+    later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum")})
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
                       optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
                       snapshot_size=int(data.get("snapshot_size") or 0),

@@ -4,10 +4,11 @@
 //
 // usage: node tools/snapshot.mjs measure <site assets/pyodide dir> <checker.zip> <numpy.json> <output .json>
 //        node tools/snapshot.mjs make <site assets/pyodide dir> <checker.zip> <numpy.json> <start-up stdlib .zip>
-//             <output .bin>
+//             <output .bin> <output delta .json>
 // (tools/snapshot.py runs both: `measure` lists the standard library's files that start-up imports, from which it
 // makes the start-up zip; `make` makes the snapshot against exactly that zip, as the worker starts with it (issue
-// 30), and tools/snapshot.py compresses the output into LZ4 containers, tools/pack.py)
+// 30), as a delta against the core's initial memory (web/src/shared/snapshot-delta.js; the delta's length and
+// checksum go to the .json), and tools/snapshot.py compresses the output into LZ4 containers, tools/pack.py)
 //
 // numpy cannot be in the snapshot: its compiled extension modules are separate WebAssembly instances that a
 // memory snapshot does not capture (Pyodide 0.27 fails with "Unexpected hiwire entry"), so the worker still
@@ -15,15 +16,23 @@
 // comes from tools/numpy_archive.mjs), which saves compiling them after every restore. Everything here is pure
 // Python, or compiled into the core, so only wasm memory needs to be saved.
 import { loadPyodide } from "pyodide";
+import createPyodideModule from "pyodide/pyodide.asm.mjs";
 import { readFileSync, writeFileSync } from "node:fs";
 import { OUTPUTS, RUNTIME, readWheelsList } from "../web/src/shared/build-outputs.js";
+import { checksum, dataLength, xorMemory } from "../web/src/shared/snapshot-delta.js";
 
 const [mode, assets, checkerZip, numpyJson, ...rest] = process.argv.slice(2);
 if (!["measure", "make"].includes(mode)) throw new Error(`snapshot.mjs: unknown mode ${mode}`);
 const { wheels } = readWheelsList(JSON.parse(readFileSync(`${assets}/${OUTPUTS.wheelsList}`, "utf8")));
+// The memory as the core's data segments lay it out, as the worker finds it where it undoes the delta
+// (web/src/shared/snapshot-delta.js): Pyodide calls fsInit after instantiating the core, before running any of it.
+let module = null;
+let initial = null;
 // The same settings the worker uses: no host environment leaks into the snapshot.
 const py = await loadPyodide({ _makeSnapshot: mode === "make", env: { HOME: RUNTIME.home }, stdout: () => {},
-  stderr: (t) => process.stderr.write(`${t}\n`), ...(mode === "make" ? { stdLibURL: rest[0] } : {}) });
+  stderr: (t) => process.stderr.write(`${t}\n`), ...(mode === "make" ? { stdLibURL: rest[0] } : {}),
+  createPyodideModule: (settings) => createPyodideModule(module = settings),
+  fsInit: () => { initial = module.HEAPU8.slice(0, dataLength(module.HEAPU8)); } });
 py.FS.mkdirTree("/tmp/wheels");
 for (const w of wheels) py.FS.writeFile(`/tmp/wheels/${w}`, readFileSync(`${assets}/${w}`));
 py.FS.writeFile("/tmp/checker.zip", readFileSync(checkerZip));
@@ -60,6 +69,10 @@ json.dumps(sorted(found))
   console.log(JSON.stringify({ files: JSON.parse(files).length }));
 } else {
   const snapshot = py.makeMemorySnapshot();
+  // The delta: the snapshot's first bytes of memory XORed with the initial memory (zeros where they are equal).
+  const delta = { bytes: initial.length, sum: checksum(initial, initial.length) };
+  xorMemory(snapshot, initial, delta.bytes);
   writeFileSync(rest[1], snapshot);
-  console.log(JSON.stringify({ bytes: snapshot.length }));
+  writeFileSync(rest[2], JSON.stringify(delta));
+  console.log(JSON.stringify({ bytes: snapshot.length, delta }));
 }

@@ -25,8 +25,10 @@ REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 NUMPY_SCRIPT = Path(__file__).with_name("numpy_archive.mjs")
 OUTPUTS_JS = REPO / "web" / "src" / "shared" / "build-outputs.js"  # the Node scripts read the wheels list through it
+DELTA_JS = REPO / "web" / "src" / "shared" / "snapshot-delta.js"  # the snapshot's delta (snapshot.mjs, the worker)
 NUMPY_JSON = "numpy.json"  # numpy_archive.mjs: {stdlib, dynlibs, later} (see there)
 KEEP = 3  # snapshots kept in the cache
+DELTA_JSON = "delta.json"  # snapshot.mjs: {bytes, sum} of the initial memory the snapshot is a delta against
 LATER_JSON = "later.json"  # the module names of the parts that arrive after ready, for the wheels list
 
 
@@ -97,7 +99,7 @@ def _key(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, numpy_
     inputs = [assets / n for n in ("pyodide.asm.wasm", "pyodide.asm.mjs", build_outputs.STDLIB,
                                    build_outputs.PYODIDE_LOCK)]
     inputs += [assets / numpy_wheel] + [assets / w for w in info.wheels]
-    inputs += [checker_zip, SCRIPT, NUMPY_SCRIPT, OUTPUTS_JS, Path(pack.__file__), Path(__file__)]
+    inputs += [checker_zip, SCRIPT, NUMPY_SCRIPT, OUTPUTS_JS, DELTA_JS, Path(pack.__file__), Path(__file__)]
     h = hashlib.sha256(json.dumps(course).encode())
     for path in inputs:
         h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
@@ -114,7 +116,7 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
     rest, later_stdlib = split_stdlib(assets / build_outputs.STDLIB, start_files, tmp / build_outputs.STDLIB_START)
     (tmp / build_outputs.STDLIB_REST).write_bytes(rest)
     run_node(SCRIPT, "make", assets, checker_zip, tmp / NUMPY_JSON, tmp / build_outputs.STDLIB_START,
-             tmp / "snapshot.bin")
+             tmp / "snapshot.bin", tmp / DELTA_JSON)
     parts = build_outputs.snapshot_parts()
     for name, data in zip(parts, pack.split((tmp / "snapshot.bin").read_bytes(), len(parts)), strict=True):
         (tmp / name).write_bytes(data)
@@ -143,7 +145,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     parts = build_outputs.snapshot_parts()
     packed = (*parts, names["numpy"], names["wheels_pack"])
     outputs = (*packed, *(n + build_outputs.COMPACT_SUFFIX for n in packed), names["numpy_rest"],
-               build_outputs.STDLIB_START, build_outputs.STDLIB_REST, NUMPY_JSON, LATER_JSON)
+               build_outputs.STDLIB_START, build_outputs.STDLIB_REST, NUMPY_JSON, DELTA_JSON, LATER_JSON)
     key = _key(assets, checker_zip, info, numpy_wheel, course, cache)
     if not all((key / name).is_file() for name in outputs):
         tmp = key.with_suffix(".tmp")
@@ -156,9 +158,10 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     # course) import different modules, so their snapshots differ and would evict each other.
     for old in sorted((p for p in cache.iterdir() if p != key), key=lambda p: p.stat().st_mtime)[:-(KEEP - 1)]:
         shutil.rmtree(old) if old.is_dir() else old.unlink()
-    for name in outputs[:-2]:
+    for name in outputs[:-3]:
         shutil.copyfile(key / name, assets / name)
     later = json.loads((key / LATER_JSON).read_text(encoding="utf-8"))
+    delta = json.loads((key / DELTA_JSON).read_text(encoding="utf-8"))
     build_outputs.write_wheels_list(assets, info.packed(
         snapshot=parts, numpy=names["numpy"], wheels_pack=names["wheels_pack"],
         snapshot_bytes=sum((assets / name).stat().st_size for name in parts),
@@ -166,7 +169,8 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
         numpy_dynlibs=tuple(json.loads((key / NUMPY_JSON).read_text(encoding="utf-8"))["dynlibs"]),
         **start_sizes(assets, checker_zip, packed), stdlib=build_outputs.STDLIB_START,
-        stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=names["numpy_rest"], **later))
+        stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=names["numpy_rest"],
+        snapshot_delta_bytes=delta["bytes"], snapshot_delta_sum=delta["sum"], **later))
     return parts
 
 

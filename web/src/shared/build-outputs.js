@@ -66,7 +66,8 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
  *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number,
- *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[]}} WheelsList
+ *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
+ *   snapshotDeltaBytes: number, snapshotDeltaSum: number}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
@@ -78,7 +79,9 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   0 when not known: the start-up progress bar's total.
  *   `stdlib`: the start-up standard library (OUTPUTS.stdlibStart) or ""; `stdlibRest` and `numpyRest`: the rest of
  *   the standard library and of numpy, fetched after ready, or "" (issue 30); `laterStdlib` and `laterNumpy`: the
- *   module names in them, which an import waits for (checker/later.py).
+ *   module names in them, which an import waits for (checker/later.py). `snapshotDeltaBytes` and
+ *   `snapshotDeltaSum`: the snapshot is a delta against the core's initial memory of that length and checksum
+ *   (snapshot-delta.js), or 0.
  */
 
 /**
@@ -112,6 +115,7 @@ export function readWheelsList(data) {
     startBytes: Number(data.start_bytes) || 0, startCompactBytes: Number(data.start_compact_bytes) || 0,
     stdlib: name("stdlib"), stdlibRest: name("stdlib_rest"), numpyRest: name("numpy_rest"),
     laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
+    snapshotDeltaBytes: Number(data.snapshot_delta_bytes) || 0, snapshotDeltaSum: Number(data.snapshot_delta_sum) || 0,
   };
 }
 

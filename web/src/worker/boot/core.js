@@ -25,7 +25,7 @@ export function requestCore(ctx) {
   const stdlib = realFetch(stdlibURL).then((r) => counted(ctx, r));
   stdlib.catch(() => {});
   core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
-  answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL });
+  answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL });
   return loader;
 }
 
@@ -78,9 +78,9 @@ async function runLoader(ctx, realFetch) {
  * Answer Pyodide's own requests for the standard library (the response already on its way, once) and the core
  * (a stub response that `WebAssembly.instantiateStreaming` recognises and instantiates from the module compiled
  * here), by patching `fetch` and `WebAssembly.instantiateStreaming`; any other request, or one these cannot
- * answer, goes to the network.
+ * answer, goes to the network. The core's initial memory is kept as it is instantiated (keepInitialMemory).
  */
-function answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL }) {
+function answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL }) {
   let stdlibOnce = stdlib;
   const stubs = new WeakSet();
   self.fetch = (input, init) => {
@@ -102,8 +102,23 @@ function answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL }) {
   const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
     const response = await source;
-    if (!stubs.has(response)) return instantiateStreaming(response, imports);
-    const module = await core;
-    return { module, instance: await WebAssembly.instantiate(module, imports) };
+    const made = stubs.has(response)
+      ? { module: await core, instance: await WebAssembly.instantiate(await core, imports) }
+      : await instantiateStreaming(response, imports);
+    keepInitialMemory(ctx, made.instance, imports);
+    return made;
   };
+}
+
+/**
+ * The core's memory as instantiating it left it, its data segments laid out and nothing run yet: the first
+ * `ctx.deltaBytes` of it, which the snapshot is a delta against (python.js undoes it). Kept once, for the first
+ * instance (Pyodide's), as the loader writes to the memory before the snapshot is restored.
+ */
+function keepInitialMemory(ctx, instance, imports) {
+  if (!ctx.deltaBytes || ctx.initialMemory) return;
+  const memory = instance.exports.memory || imports?.env?.memory;
+  if (memory instanceof WebAssembly.Memory && memory.buffer.byteLength >= ctx.deltaBytes) {
+    ctx.initialMemory = new Uint8Array(memory.buffer, 0, ctx.deltaBytes).slice();
+  }
 }
