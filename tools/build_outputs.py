@@ -53,6 +53,14 @@ class OptionalPackage:
     bytes: int = 0
 
 
+def lock_subset(lock: dict, names: list[str]) -> dict:
+    """Pyodide's lock file with only `names` and what they depend on (its `info` kept: Pyodide checks the ABI)."""
+    keep: list[str] = []
+    for name in names:
+        keep += [n for n in dependency_closure(lock, name) if n not in keep]
+    return {"info": lock["info"], "packages": {n: lock["packages"][n] for n in sorted(keep)}}
+
+
 def dependency_closure(lock: dict, name: str) -> list[str]:
     """`name` and every package it depends on in Pyodide's lock file (its `packages`), transitively, in the order
     found. ValueError naming the package when the lock file lacks one."""
@@ -114,6 +122,9 @@ class WheelsList:
     later_stdlib, later_numpy: the module names in them, which an import waits for (checker/later.py)
     snapshot_delta_bytes, snapshot_delta_sum: the snapshot's first bytes of memory are XORed with the core's
                  initial memory of that length and checksum (web/src/shared/snapshot-delta.js); 0: no delta
+    lock:        the part of Pyodide's lock file the worker's loadPackage can need (its `info`, numpy and the
+                 optional packages with what they depend on), handed to loadPyodide as `lockFileContents`, so
+                 that the whole file (114 kB) is not fetched before ready (issue 30); {}: fetch the file
     """
 
     pyodide: str
@@ -136,6 +147,7 @@ class WheelsList:
     later_numpy: tuple[str, ...] = field(default_factory=tuple)
     snapshot_delta_bytes: int = 0
     snapshot_delta_sum: int = 0
+    lock: dict = field(default_factory=dict)
 
     def compact_files(self) -> set[str]:
         """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
@@ -188,6 +200,10 @@ def read_wheels_list(assets: Path) -> WheelsList:
         later[key] = tuple(modules)
     later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest")})
     later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum")})
+    lock = data.get("lock") or {}
+    if not (isinstance(lock, dict) and (not lock or isinstance(lock.get("packages"), dict))):
+        raise ValueError(f"{assets / WHEELS_LIST}: lock is not a lock file's packages")
+    later["lock"] = lock
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
                       optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
                       snapshot_size=int(data.get("snapshot_size") or 0),
@@ -210,7 +226,8 @@ def write_wheels_list(assets: Path, wheels: WheelsList) -> None:
     data = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(wheels).items() if v or k == "wheels"}
     if "optional" in data:
         data["optional"] = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()} for o in data["optional"]]
-    (assets / WHEELS_LIST).write_text(json.dumps(data, indent=1), encoding="utf-8")
+    # Compact: the worker fetches it first, before ready.
+    (assets / WHEELS_LIST).write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
 
 def numpy_wheel(assets: Path) -> tuple[str, str]:

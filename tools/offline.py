@@ -31,6 +31,7 @@ def _unused_assets(site: Path) -> set[str]:
     unused = [numpy_wheel] if info.numpy else []
     unused += list(info.wheels) if info.wheels_pack else []
     unused += [build_outputs.STDLIB] if info.stdlib else []  # the worker fetches its two parts instead
+    unused += [build_outputs.PYODIDE_LOCK] if info.lock else []  # the worker has the part it needs in the list
     unused += sorted(precompress.replaced(pyodide))  # the worker fetches their gzipped copies
     unused += sorted(info.compact_files())  # fetched on slower lines only: the offline copy keeps the LZ4 files
     return {f"assets/pyodide/{name}" for name in unused}

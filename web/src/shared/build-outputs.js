@@ -67,7 +67,7 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
  *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number,
  *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
- *   snapshotDeltaBytes: number, snapshotDeltaSum: number}} WheelsList
+ *   snapshotDeltaBytes: number, snapshotDeltaSum: number, lock: object|null}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
@@ -81,7 +81,8 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   the standard library and of numpy, fetched after ready, or "" (issue 30); `laterStdlib` and `laterNumpy`: the
  *   module names in them, which an import waits for (checker/later.py). `snapshotDeltaBytes` and
  *   `snapshotDeltaSum`: the snapshot is a delta against the core's initial memory of that length and checksum
- *   (snapshot-delta.js), or 0.
+ *   (snapshot-delta.js), or 0. `lock`: the part of Pyodide's lock file its loadPackage can need, handed to it
+ *   (`lockFileContents`) so that the whole file is not fetched, or null.
  */
 
 /**
@@ -116,6 +117,7 @@ export function readWheelsList(data) {
     stdlib: name("stdlib"), stdlibRest: name("stdlib_rest"), numpyRest: name("numpy_rest"),
     laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
     snapshotDeltaBytes: Number(data.snapshot_delta_bytes) || 0, snapshotDeltaSum: Number(data.snapshot_delta_sum) || 0,
+    lock: data.lock && typeof data.lock === "object" && data.lock.packages ? data.lock : null,
   };
 }
 

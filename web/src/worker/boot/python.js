@@ -32,8 +32,11 @@ export async function startPython(ctx, files, loader) {
   const [{ loadPyodide }, factory] = await Promise.all([import(`${ctx.index}pyodide.mjs`), loader]);
   const module = withModule(factory || (await import(`${ctx.index}pyodide.asm.mjs`)).default);
   // The standard library's start-up part (issue 30), the one the snapshot was made with; the rest arrives later.
+  // The part of the lock file loadPackage can need, from the wheels list, rather than the whole file; its wheels
+  // are found beside it (packageBaseUrl, which Pyodide derives only from a lock file's address).
+  const lock = files.list.lock ? { lockFileContents: files.list.lock, packageBaseUrl: ctx.index } : {};
   const options = { indexURL: ctx.index, stdout: quiet, stderr: quiet, env: { HOME: RUNTIME.home },
-    createPyodideModule: module.factory, stdLibURL: ctx.index + OUTPUTS.stdlibStart };
+    createPyodideModule: module.factory, stdLibURL: ctx.index + OUTPUTS.stdlibStart, ...lock };
   if (await files.restoring) {
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
     const memory = await files.memory;
