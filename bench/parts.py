@@ -89,8 +89,8 @@ def parts(site: Path, lesson: str = LESSON) -> list[Part]:
     py = site / "assets" / "pyodide"
     info = json.loads((py / "wheels.json").read_text(encoding="utf-8"))
     out: list[Part] = []
-    core = info.get("core") or ""
-    core_sent = _size(py / core) if core else _size(py / "pyodide.asm.wasm.gz") or _size(py / "pyodide.asm.wasm")
+    core_sent = next(_size(py / n) for n in ("pyodide.asm.wasm.zst", "pyodide.asm.wasm.gz", "pyodide.asm.wasm")
+                     if _size(py / n) or n.endswith(".wasm"))
     out.append(Part("pyodide.asm.wasm", _size(py / "pyodide.asm.wasm"), core_sent, core_sent))
     snap = info.get("snapshot") or []
     out.append(Part("memory snapshot", int(info.get("snapshot_size") or 0),
@@ -98,10 +98,12 @@ def parts(site: Path, lesson: str = LESSON) -> list[Part]:
                     int(info.get("snapshot_bytes") or 0)) if snap else Part("memory snapshot", 0, 0, 0))
     stdlib = info.get("stdlib") or "python_stdlib.zip"
     slow, fast = _compact(py, stdlib)
+    fast = slow if info.get("stdlib") else fast  # the start-up part always travels as its zstd frame
     out.append(Part("standard library", _zip_raw(py / stdlib), slow, fast))
     out.extend(p for p in (_packed(py, "numpy pack", info.get("numpy", "")),
                            _packed(py, "judge wheels pack", info.get("wheels_pack", ""))) if p)
-    rest = [py / n for n in ("pyodide.asm.mjs.gz", "pyodide.mjs", "wheels.json")]
+    loader = "pyodide.asm.mjs.zst" if (py / "pyodide.asm.mjs.zst").is_file() else "pyodide.asm.mjs.gz"
+    rest = [py / n for n in (loader, "pyodide.mjs", "wheels.json")]
     rest.append(site / "assets" / "tl" / "checker.zip")
     if not info.get("lock"):  # a build that passes no lock file contents: Pyodide fetches its own
         rest.append(py / "pyodide-lock.json")

@@ -21,9 +21,12 @@ SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, 
 WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
 STDLIB = "python_stdlib.zip"          # in assets/pyodide/: Pyodide's standard library, whole (the bare page's)
-STDLIB_START = "python_stdlib-start.zip"    # the modules start-up imports, which the worker starts with (issue 30)
+STDLIB_START = "python_stdlib-start.zip"    # the modules start-up imports, which the worker starts with (issue 30):
+                                            # a stored zip, which travels as its zstd frame (+ COMPACT_SUFFIX)
 STDLIB_REST = "python_stdlib-rest.zip.zst"  # the rest, a zstd frame of a stored zip, fetched after ready
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
+CORE_ZST = "pyodide.asm.wasm.zst"    # the core as a zstd frame, which the worker fetches first (issue 30)
+LOADER_ZST = "pyodide.asm.mjs.zst"   # its loader as a zstd frame, likewise
 LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
 
 # The settings the runtime shares with the build (web/src/shared/build-outputs.js RUNTIME, the side that reads them):

@@ -30,9 +30,11 @@ def _unused_assets(site: Path) -> set[str]:
         return set()
     unused = [numpy_wheel] if info.numpy else []
     unused += list(info.wheels) if info.wheels_pack else []
-    unused += [build_outputs.STDLIB] if info.stdlib else []  # the worker fetches its two parts instead
+    # The worker fetches the standard library's two parts instead, the start-up one as its zstd frame.
+    unused += [build_outputs.STDLIB, build_outputs.STDLIB_START] if info.stdlib else []
     unused += [build_outputs.PYODIDE_LOCK] if info.lock else []  # the worker has the part it needs in the list
-    unused += sorted(precompress.replaced(pyodide))  # the worker fetches their gzipped copies
+    unused += sorted(precompress.replaced(pyodide))  # the worker fetches their compressed copies
+    unused += sorted(precompress.fallbacks(pyodide))  # and the core's gzipped copy only when its zstd one fails
     unused += sorted(info.compact_files())  # fetched on slower lines only: the offline copy keeps the LZ4 files
     return {f"assets/pyodide/{name}" for name in unused}
 

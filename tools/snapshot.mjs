@@ -68,6 +68,7 @@ json.dumps(sorted(found))
   writeFileSync(rest[0], files);
   console.log(JSON.stringify({ files: JSON.parse(files).length }));
 } else {
+  zeroFreeMemory(module);
   const snapshot = py.makeMemorySnapshot();
   // The delta: the snapshot's first bytes of memory XORed with the initial memory (zeros where they are equal).
   const delta = { bytes: initial.length, sum: checksum(initial, initial.length) };
@@ -75,4 +76,26 @@ json.dumps(sorted(found))
   writeFileSync(rest[1], snapshot);
   writeFileSync(rest[2], JSON.stringify(delta));
   console.log(JSON.stringify({ bytes: snapshot.length, delta }));
+}
+
+/**
+ * Zero the heap's free memory before the snapshot is taken (issue 30): what malloc has freed keeps its old bytes,
+ * which compress badly (0.4 MB of the compact snapshot). Every free block is taken with malloc, the footprint
+ * held where it is so that nothing grows the memory, zeroed and freed again (malloc writes its own bookkeeping
+ * back); then the top of the heap is trimmed and what lies above it zeroed. Python's own free lists (obmalloc's
+ * pools) are untouched: they are not malloc's to give.
+ */
+function zeroFreeMemory(M) {
+  M._malloc_set_footprint_limit(M._malloc_footprint());
+  const taken = [];
+  for (let size = 1 << 24; size >= 8; size >>= 1) {
+    for (let p = M._malloc(size); p; p = M._malloc(size)) {
+      M.HEAPU8.fill(0, p, p + size);
+      taken.push(p);
+    }
+  }
+  for (const p of taken) M._free(p);
+  M._malloc_set_footprint_limit(-1 >>> 0);
+  M._malloc_trim(0);
+  M.HEAPU8.fill(0, M.HEAPU32[M._emscripten_get_sbrk_ptr() >> 2]);
 }

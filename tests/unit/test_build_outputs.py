@@ -34,7 +34,8 @@ def test_both_sides_name_the_same_files():
     assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
                      "wheelsPack": build_outputs.WHEELS_PACK,
                      "judgeZip": build_outputs.JUDGE_ZIP, "coreGz": build_outputs.CORE_GZ,
-                     "stdlibStart": build_outputs.STDLIB_START,
+                     "stdlibStart": build_outputs.STDLIB_START, "coreZst": build_outputs.CORE_ZST,
+                     "loaderZst": build_outputs.LOADER_ZST,
                      "loaderGz": build_outputs.LOADER_GZ, "compactSuffix": build_outputs.COMPACT_SUFFIX}
 
 

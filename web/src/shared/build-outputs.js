@@ -16,7 +16,11 @@ export const OUTPUTS = Object.freeze({
   pyodideLock: "pyodide-lock.json",
   wheelsPack: "judge-wheels.pack",
   judgeZip: "checker.zip",
-  stdlibStart: "python_stdlib-start.zip", // the standard library's modules start-up imports (issue 30; the rest: the list)
+  // The standard library's modules start-up imports (issue 30; the rest: the list), a stored zip, which travels as
+  // its zstd frame (name + compactSuffix).
+  stdlibStart: "python_stdlib-start.zip",
+  coreZst: "pyodide.asm.wasm.zst", // the core and its loader as zstd frames (tools/precompress.py), fetched first
+  loaderZst: "pyodide.asm.mjs.zst", // (issue 30)
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
   loaderGz: "pyodide.asm.mjs.gz",
   compactSuffix: ".zst", // a snapshot part's or a pack's compact copy (zstd, tools/pack.py compact): its name + this

@@ -3,18 +3,16 @@
  * files' bytes back to back, in an LZ4 container. Writing each file from JavaScript replaces Python's zipfile
  * running in WebAssembly (~320 ms for numpy).
  */
-import { decompress as zstd } from "fzstd";
 import { containedSize, decode, isContainer } from "./lz4.js";
+import { isZstd, zstd, zstdNow } from "./zstd.js";
 
 const MAGIC = "TLPK1\n";
-
-const ZSTD = [0x28, 0xb5, 0x2f, 0xfd];
 
 /** The bytes of a downloaded file, decompressed: an LZ4 container, a compact copy (a zstd frame, tools/pack.py
  * compact), gzip (older builds), or as they are. */
 export async function unwrap(bytes) {
   if (isContainer(bytes)) return decode(bytes);
-  if (bytes.length > 4 && ZSTD.every((b, i) => bytes[i] === b)) return zstd(bytes);
+  if (isZstd(bytes)) return zstd(bytes);
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
@@ -24,7 +22,7 @@ export async function unwrap(bytes) {
  * copy, decoded without waiting; anything else as it is. */
 export function unwrapNow(bytes) {
   if (isContainer(bytes)) return decode(bytes);
-  if (bytes.length > 4 && ZSTD.every((b, i) => bytes[i] === b)) return zstd(bytes);
+  if (isZstd(bytes)) return zstdNow(bytes);
   return bytes;
 }
 
