@@ -113,9 +113,10 @@ def parts(site: Path, lesson: str = LESSON) -> list[Part]:
     if info.get("stdlib_rest"):
         slow, fast = _compact(py, info["stdlib_rest"])
         out.append(Part("standard library, the rest", _zip_raw(py / info["stdlib_rest"]), slow, fast, True))
-    later = _packed(py, "numpy pack, the rest", info.get("numpy_rest", ""), True)
-    if later:
-        out.append(later)
+    for title, key in (("numpy pack, the rest", "numpy_rest"), ("judge wheels, the rest", "wheels_rest")):
+        later = _packed(py, title, info.get(key, ""), True)
+        if later:
+            out.append(later)
     return out
 
 

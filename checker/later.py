@@ -3,10 +3,12 @@
 The browser's worker starts with only the modules start-up imports (a start-up standard library zip, numpy's
 start-up part) and fetches the rest once Python is ready: the rest of the standard library as a zip, numpy's rest
 as files written into site-packages beside its start-up part. An import must never fail because its module has not
-arrived yet: `expect` puts a finder at the end of `sys.meta_path` that knows every module name of the later parts.
-An import of one of them that nothing else finds asks the worker for the parts at once (`now`, a synchronous call
-into JavaScript, which writes them and calls `arrived`), then finds the module where its part put it. Names that
-are in no part (a module Pyodide does not ship, a try-import of something optional) never wait for anything.
+arrived yet: `expect` puts a finder first in `sys.meta_path` that knows every module name of the later parts. An
+import of one of them before they have arrived asks the worker for them at once (`now`, a synchronous call into
+JavaScript, which writes them and calls `arrived`), then lets the module be found where its part put it. First,
+not last: a package whose folder the start-up part already has (the judge's wheels' `_pytest`, with a module or a
+data file of it there) would otherwise be found as an empty namespace package before its `__init__.py` arrives.
+Names that are in no part (a module Pyodide does not ship, a try-import of something optional) never wait.
 
 The rest of the standard library is not put on sys.path: the judge puts sys.path back after every check
 (checker/isolation.py), and a package split between the two zips (`encodings`) has its path in the start-up zip
@@ -47,6 +49,8 @@ class Later:
                 self.failed = str(exc)
                 return None
             self.arrived()
+        if not root.endswith(".zip"):
+            return None  # written beside the start-up part: the finders after this one find it now
         package = fullname.rpartition(".")[0]
         where = root + ("/" + package.replace(".", "/") if package else "")
         return importlib.machinery.PathFinder.find_spec(fullname, [where], target)
@@ -70,7 +74,7 @@ def expect(parts_json: str, now: Callable[[], object]) -> None:
         if old in sys.meta_path:
             sys.meta_path.remove(old)
     _finder[:] = [Later(json.loads(parts_json), now)]
-    sys.meta_path.append(_finder[0])
+    sys.meta_path.insert(0, _finder[0])
 
 
 def arrived() -> None:

@@ -18,7 +18,8 @@ WHEELS_LIST = "wheels.json"          # in assets/pyodide/
 PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied from node_modules (names numpy's wheel)
 COMPACT_SUFFIX = ".zst"              # the compact copy of a snapshot part or a pack: its name plus this (tools/pack.py)
 SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, downloaded side by side
-WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
+WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/: the files start-up needs (see snapshot.py split_wheels)
+WHEELS_REST = "judge-wheels-rest.pack.zst"  # the sources of the modules the snapshot holds, fetched after ready
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
 STDLIB = "python_stdlib.zip"          # in assets/pyodide/: Pyodide's standard library, whole (the bare page's)
 STDLIB_START = "python_stdlib-start.zip"    # the modules start-up imports, which the worker starts with (issue 30):
@@ -121,8 +122,9 @@ class WheelsList:
                  progress against; start_compact_bytes: the same with the compact copies
     optional:    packages loaded only when learner code imports them (OptionalPackage)
     stdlib:      the start-up standard library (STDLIB_START), which the worker starts with, when the build made it
-    stdlib_rest, numpy_rest: the rest of the standard library and of numpy, fetched after ready (issue 30)
-    later_stdlib, later_numpy: the module names in them, which an import waits for (checker/later.py)
+    stdlib_rest, numpy_rest, wheels_rest: the rest of the standard library, of numpy and of the judge's wheels,
+                 fetched after ready (issue 30)
+    later_stdlib, later_numpy, later_wheels: the module names in them, which an import waits for (checker/later.py)
     snapshot_delta_bytes, snapshot_delta_sum: the snapshot's first bytes of memory are XORed with the core's
                  initial memory of that length and checksum (web/src/shared/snapshot-delta.js); 0: no delta
     lock:        the part of Pyodide's lock file the worker's loadPackage can need (its `info`, numpy and the
@@ -148,6 +150,8 @@ class WheelsList:
     numpy_rest: str = ""
     later_stdlib: tuple[str, ...] = field(default_factory=tuple)
     later_numpy: tuple[str, ...] = field(default_factory=tuple)
+    wheels_rest: str = ""
+    later_wheels: tuple[str, ...] = field(default_factory=tuple)
     snapshot_delta_bytes: int = 0
     snapshot_delta_sum: int = 0
     lock: dict = field(default_factory=dict)
@@ -179,7 +183,7 @@ class WheelsList:
 
     def later_files(self) -> set[str]:
         """The files fetched after ready (the rest of the standard library and of numpy)."""
-        return {name for name in (self.stdlib_rest, self.numpy_rest) if name}
+        return {name for name in (self.stdlib_rest, self.numpy_rest, self.wheels_rest) if name}
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -196,12 +200,12 @@ def read_wheels_list(assets: Path) -> WheelsList:
         raise ValueError(f"{assets / WHEELS_LIST}: numpy_dynlibs is not a list of paths")
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
     later = {}
-    for key in ("later_stdlib", "later_numpy"):
+    for key in ("later_stdlib", "later_numpy", "later_wheels"):
         modules = data.get(key) or []
         if not (isinstance(modules, list) and all(isinstance(n, str) for n in modules)):
             raise ValueError(f"{assets / WHEELS_LIST}: {key} is not a list of module names")
         later[key] = tuple(modules)
-    later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest")})
+    later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest", "wheels_rest")})
     later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum")})
     lock = data.get("lock") or {}
     if not (isinstance(lock, dict) and (not lock or isinstance(lock.get("packages"), dict))):

@@ -6,7 +6,7 @@
 //        node tools/snapshot.mjs make <site assets/pyodide dir> <checker.zip> <numpy.json> <start-up stdlib .zip>
 //             <output .bin> <output delta .json>
 // (tools/snapshot.py runs both: `measure` lists the standard library's files that start-up imports, from which it
-// makes the start-up zip; `make` makes the snapshot against exactly that zip, as the worker starts with it (issue
+// makes the start-up zip, and the judge's wheels' modules the snapshot holds; `make` makes the snapshot against exactly that zip, as the worker starts with it (issue
 // 30), as a delta against the core's initial memory (web/src/shared/snapshot-delta.js; the delta's length and
 // checksum go to the .json), and tools/snapshot.py compresses the output into LZ4 containers, tools/pack.py)
 //
@@ -53,20 +53,24 @@ judge.check(tests={"test_warm.py": "def test_warm():\\n    assert True\\n"}, fil
 sys.path.remove(${JSON.stringify(RUNTIME.judgeDir)})
 `);
 if (mode === "measure") {
-  // Every file of the standard library's zip that a module now loaded came from: the start-up zip's contents.
+  // Every file of the standard library's zip that a module now loaded came from: the start-up zip's contents; and
+  // the judge's wheels' modules now loaded (by their paths under site-packages), which the snapshot holds.
   const files = py.runPython(`
-import sys
+import site, sys
 zips = [p for p in sys.path if p.endswith(".zip")]
-found = set()
+packages = site.getsitepackages()[0] + "/"
+found, loaded = set(), set()
 for module in list(sys.modules.values()):
     origin = getattr(getattr(module, "__spec__", None), "origin", None) or getattr(module, "__file__", None) or ""
     for z in zips:
         if origin.startswith(z + "/"):
             found.add(origin[len(z) + 1:])
-json.dumps(sorted(found))
+    if origin.startswith(packages):
+        loaded.add(origin[len(packages):])
+json.dumps({"stdlib": sorted(found), "wheels": sorted(loaded)})
 `);
   writeFileSync(rest[0], files);
-  console.log(JSON.stringify({ files: JSON.parse(files).length }));
+  console.log(JSON.stringify({ files: JSON.parse(files).stdlib.length, wheels: JSON.parse(files).wheels.length }));
 } else {
   zeroFreeMemory(module);
   const snapshot = py.makeMemorySnapshot();

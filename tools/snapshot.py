@@ -113,8 +113,8 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
     (tmp / "course.json").write_text(json.dumps(course), encoding="utf-8")
     run_node(NUMPY_SCRIPT, assets, tmp / "course.json", tmp)
     run_node(SCRIPT, "measure", assets, checker_zip, tmp / NUMPY_JSON, tmp / "stdlib-start.json")
-    start_files = json.loads((tmp / "stdlib-start.json").read_text(encoding="utf-8"))
-    rest, later_stdlib = split_stdlib(assets / build_outputs.STDLIB, start_files, tmp / build_outputs.STDLIB_START)
+    measured = json.loads((tmp / "stdlib-start.json").read_text(encoding="utf-8"))
+    rest, later_stdlib = split_stdlib(assets / build_outputs.STDLIB, measured["stdlib"], tmp / build_outputs.STDLIB_START)
     (tmp / build_outputs.STDLIB_REST).write_bytes(rest)
     (tmp / (build_outputs.STDLIB_START + build_outputs.COMPACT_SUFFIX)).write_bytes(
         pack.compact_raw((tmp / build_outputs.STDLIB_START).read_bytes()))
@@ -128,26 +128,47 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
     (tmp / names["numpy_rest"]).write_bytes(pack.compact(pack.from_zips([tmp / "numpy-rest.zip"])))
     for leftover in ("numpy-start.zip", "numpy-rest.zip", "course.json", "stdlib-start.json"):
         (tmp / leftover).unlink()
-    (tmp / names["wheels_pack"]).write_bytes(pack.from_zips(assets / w for w in info.wheels))
+    start, later, later_wheels = split_wheels([assets / w for w in info.wheels], set(measured["wheels"]))
+    (tmp / names["wheels_pack"]).write_bytes(pack.pack(start))
+    (tmp / names["wheels_rest"]).write_bytes(pack.compact(pack.pack(later)))
     for name in (*parts, names["numpy"], names["wheels_pack"]):
         (tmp / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(pack.compact((tmp / name).read_bytes()))
     numpy = json.loads((tmp / NUMPY_JSON).read_text(encoding="utf-8"))
-    (tmp / LATER_JSON).write_text(json.dumps({"later_stdlib": later_stdlib, "later_numpy": numpy["later"]}))
+    (tmp / LATER_JSON).write_text(json.dumps({"later_stdlib": later_stdlib, "later_numpy": numpy["later"],
+                                              "later_wheels": later_wheels}))
+
+
+def split_wheels(wheels: list[Path], loaded: set[str]) -> tuple[list, list, list[str]]:
+    """The judge's wheels' files in two parts: the start-up one, the files of the modules the snapshot does not
+    hold and every metadata file; and the rest, the sources of the modules it holds (read for a traceback, or by a
+    cold start, which waits for them: their names are returned for checker/later.py)."""
+    start, later, names = [], [], []
+    for path in wheels:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.is_dir():
+                    continue
+                if info.filename in loaded:
+                    later.append((info.filename, zf.read(info)))
+                    names.append(info.filename.removesuffix(".py").removesuffix("/__init__").replace("/", "."))
+                else:
+                    start.append((info.filename, zf.read(info)))
+    return start, later, sorted(names)
 
 
 def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snapshot",
           exercises: Path | None = None) -> tuple[str, ...]:
-    """Put the snapshot, numpy's packs, the wheels' pack and the standard library's two parts into `assets`
+    """Put the snapshot, numpy's packs, the wheels' packs and the standard library's two parts into `assets`
     (site/assets/pyodide) and name them in the wheels list (tools/build_outputs.py); returns the file names of the
     snapshot's parts. `exercises`: the course's, whose imports start-up includes (course_modules)."""
     info = build_outputs.read_wheels_list(assets)
     numpy_wheel, numpy_version = build_outputs.numpy_wheel(assets)
     course = course_modules(exercises)
     names = {"numpy": build_outputs.numpy_pack(numpy_version), "numpy_rest": build_outputs.numpy_rest_pack(numpy_version),
-             "wheels_pack": build_outputs.WHEELS_PACK}
+             "wheels_pack": build_outputs.WHEELS_PACK, "wheels_rest": build_outputs.WHEELS_REST}
     parts = build_outputs.snapshot_parts()
     packed = (*parts, names["numpy"], names["wheels_pack"])
-    outputs = (*packed, *(n + build_outputs.COMPACT_SUFFIX for n in packed), names["numpy_rest"],
+    outputs = (*packed, *(n + build_outputs.COMPACT_SUFFIX for n in packed), names["numpy_rest"], names["wheels_rest"],
                build_outputs.STDLIB_START, build_outputs.STDLIB_START + build_outputs.COMPACT_SUFFIX,
                build_outputs.STDLIB_REST, NUMPY_JSON, DELTA_JSON, LATER_JSON)
     key = _key(assets, checker_zip, info, numpy_wheel, course, cache)
@@ -173,7 +194,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
         numpy_dynlibs=tuple(json.loads((key / NUMPY_JSON).read_text(encoding="utf-8"))["dynlibs"]),
         **start_sizes(assets, checker_zip, packed), stdlib=build_outputs.STDLIB_START,
-        stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=names["numpy_rest"],
+        stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=names["numpy_rest"], wheels_rest=names["wheels_rest"],
         snapshot_delta_bytes=delta["bytes"], snapshot_delta_sum=delta["sum"], **later))
     return parts
 

@@ -79,7 +79,8 @@ def test_the_service_worker_is_given_the_shared_names_and_no_one_writes_them_aga
                        "numpy/random/mtrand.cpython-312-wasm32-emscripten.so"),
         start_bytes=20_000_000, start_compact_bytes=14_000_000, stdlib=build_outputs.STDLIB_START,
         stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=build_outputs.numpy_rest_pack("2.0.2"),
-        later_stdlib=("statistics", "xml.dom"), later_numpy=("numpy.fft",), snapshot_delta_bytes=3_820_316,
+        later_stdlib=("statistics", "xml.dom"), later_numpy=("numpy.fft",), wheels_rest=build_outputs.WHEELS_REST,
+        later_wheels=("_pytest.main",), snapshot_delta_bytes=3_820_316,
         snapshot_delta_sum=4_000_000_000, lock={"info": {"abi_version": "2026_0"}, "packages": {"numpy": {}}}),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
@@ -101,6 +102,7 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "startCompactBytes": written.start_compact_bytes, "stdlib": written.stdlib,
                     "stdlibRest": written.stdlib_rest, "numpyRest": written.numpy_rest,
                     "laterStdlib": list(written.later_stdlib), "laterNumpy": list(written.later_numpy),
+                    "wheelsRest": written.wheels_rest, "laterWheels": list(written.later_wheels),
                     "snapshotDeltaBytes": written.snapshot_delta_bytes, "snapshotDeltaSum": written.snapshot_delta_sum,
                     "lock": written.lock or None}
 

@@ -20,6 +20,8 @@ def parts(tmp_path, monkeypatch):
     (start / "tlpkg" / "__init__.py").write_text("X = 1\n")
     (start / "tlfolder").mkdir()
     (start / "tlfolder" / "__init__.py").write_text("")
+    (start / "tlns").mkdir()  # a package whose __init__.py arrives later, one of its files there already
+    (start / "tlns" / "py.typed").write_text("")
     rest_zip = tmp_path / "rest.zip"
     with zipfile.ZipFile(rest_zip, "w") as z:
         z.writestr("tlrestmod.py", "VALUE = 'from the rest'\n")
@@ -30,16 +32,17 @@ def parts(tmp_path, monkeypatch):
     def now():
         calls.append("now")
         (start / "tlfolder" / "sub.py").write_text("Z = 3\n")
+        (start / "tlns" / "__init__.py").write_text("W = 4\n")
         later.arrived()
 
     described = [{"root": str(rest_zip), "modules": ["tlrestmod", "tlpkg.rest"]},
-                 {"root": str(start), "modules": ["tlfolder.sub"]}]
+                 {"root": str(start), "modules": ["tlfolder.sub", "tlns"]}]
     import tlfolder  # noqa: F401  (imported before its submodule arrives, as numpy is)
     import tlpkg  # noqa: F401
     later.expect(json.dumps(described), now)
     yield calls
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, later.Later)]
-    for name in ("tlrestmod", "tlpkg", "tlpkg.rest", "tlfolder", "tlfolder.sub"):
+    for name in ("tlrestmod", "tlpkg", "tlpkg.rest", "tlfolder", "tlfolder.sub", "tlns"):
         sys.modules.pop(name, None)
 
 
@@ -72,3 +75,9 @@ def test_when_the_parts_cannot_arrive_the_import_fails_as_a_missing_module(parts
     with pytest.raises(ModuleNotFoundError):
         import tlrestmod  # noqa: F401
     assert finder.failed == "offline, and no copy"
+
+
+def test_a_package_whose_folder_is_there_already_is_not_taken_for_a_namespace_package(parts):
+    import tlns
+    assert tlns.__file__ is not None and tlns.W == 4
+    assert parts == ["now"]

@@ -89,3 +89,16 @@ test("counted: the line's measure waits for the whole core (coreIn), not its fir
   next(); // the end of the body
   await until(() => measured);
 });
+
+test("counted: on a fast line the measure ends once a megabyte is in, before the whole core", async () => {
+  const ctx = fakeContext();
+  const { response, next } = slowResponse([new Uint8Array(1 << 20), new Uint8Array(10)]);
+  let measured = false;
+  ctx.line.measured.then(() => { measured = true; });
+  counted(ctx, response, ctx.coreIn.settle).arrayBuffer();
+  next();
+  await until(() => measured);
+  assert.equal(ctx.line.bytes, 1 << 20, "measured with the core still arriving");
+  next();
+  next();
+});

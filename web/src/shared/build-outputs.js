@@ -71,6 +71,7 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
  *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number,
  *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
+ *   wheelsRest: string, laterWheels: string[],
  *   snapshotDeltaBytes: number, snapshotDeltaSum: number, lock: object|null}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
@@ -82,8 +83,9 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   `startBytes`: what a start that restores the snapshot downloads (`startCompactBytes` with the compact copies),
  *   0 when not known: the start-up progress bar's total.
  *   `stdlib`: the start-up standard library (OUTPUTS.stdlibStart) or ""; `stdlibRest` and `numpyRest`: the rest of
- *   the standard library and of numpy, fetched after ready, or "" (issue 30); `laterStdlib` and `laterNumpy`: the
- *   module names in them, which an import waits for (checker/later.py). `snapshotDeltaBytes` and
+ *   the standard library and of numpy, fetched after ready, or "" (issue 30), and `wheelsRest` the judge's wheels'
+ *   sources that the snapshot holds the modules of; `laterStdlib`, `laterNumpy` and `laterWheels`: the module
+ *   names in them, which an import waits for (checker/later.py). `snapshotDeltaBytes` and
  *   `snapshotDeltaSum`: the snapshot is a delta against the core's initial memory of that length and checksum
  *   (snapshot-delta.js), or 0. `lock`: the part of Pyodide's lock file its loadPackage can need, handed to it
  *   (`lockFileContents`) so that the whole file is not fetched, or null.
@@ -106,7 +108,7 @@ export function readWheelsList(data) {
   if (data.numpy_dynlibs !== undefined && !strings(data.numpy_dynlibs)) {
     throw new Error(`${OUTPUTS.wheelsList}: numpy_dynlibs is not a list of paths`);
   }
-  for (const key of ["later_stdlib", "later_numpy"]) {
+  for (const key of ["later_stdlib", "later_numpy", "later_wheels"]) {
     if (data[key] !== undefined && !strings(data[key])) {
       throw new Error(`${OUTPUTS.wheelsList}: ${key} is not a list of module names`);
     }
@@ -120,6 +122,7 @@ export function readWheelsList(data) {
     startBytes: Number(data.start_bytes) || 0, startCompactBytes: Number(data.start_compact_bytes) || 0,
     stdlib: name("stdlib"), stdlibRest: name("stdlib_rest"), numpyRest: name("numpy_rest"),
     laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
+    wheelsRest: name("wheels_rest"), laterWheels: [...(data.later_wheels || [])],
     snapshotDeltaBytes: Number(data.snapshot_delta_bytes) || 0, snapshotDeltaSum: Number(data.snapshot_delta_sum) || 0,
     lock: data.lock && typeof data.lock === "object" && data.lock.packages ? data.lock : null,
   };

@@ -1,7 +1,8 @@
 /**
  * What arrives after ready (issue 30): the rest of the standard library (a zip Python imports from where
- * RUNTIME.stdlibRest puts it) and of numpy (a pack written into site-packages beside numpy's start-up part), which
- * start-up does not import. They are requested once Python is ready (`fetchLater`), and handed off to the offline
+ * RUNTIME.stdlibRest puts it), of numpy (a pack written into site-packages beside numpy's start-up part), which
+ * start-up does not import, and the sources of the judge's wheels' modules, which the snapshot holds (a cold start
+ * imports them: it waits for them). They are requested once Python is ready (`fetchLater`), and handed off to the offline
  * copy as every download is (handoff.js). An import that needs them before they arrive must not fail: checker/later.py
  * puts a finder for their module names in Python (`expectLater`), which calls `now` here; that fetches them at
  * once with a synchronous request (a worker may make one), decodes and writes them, unless they have arrived.
@@ -14,7 +15,7 @@ import { fetchBytes } from "./downloads.js";
 
 /**
  * @typedef {{files: string[], bytes: Promise<Uint8Array[]>|null, written: boolean}} Later
- *   the later files' URLs (the stdlib's rest, numpy's rest), their bytes once requested, whether they are written
+ *   the later files' URLs (the stdlib's rest, numpy's, the wheels'), their bytes once requested, whether written
  */
 
 /**
@@ -25,18 +26,18 @@ import { fetchBytes } from "./downloads.js";
  */
 export function expectLater(ctx, session) {
   const { list } = session;
-  if (!list.stdlibRest && !list.numpyRest) return null;
-  const later = { files: [list.stdlibRest, list.numpyRest].map((name) => (name ? ctx.index + name : "")),
+  if (!list.stdlibRest && !list.numpyRest && !list.wheelsRest) return null;
+  const later = { files: [list.stdlibRest, list.numpyRest, list.wheelsRest].map((name) => (name ? ctx.index + name : "")),
     bytes: null, written: false };
   const parts = [{ root: RUNTIME.stdlibRest, modules: list.laterStdlib },
-    { root: session.sitePackages, modules: list.laterNumpy }];
+    { root: session.sitePackages, modules: [...list.laterNumpy, ...list.laterWheels] }];
   session.bridge.expectLater(JSON.stringify(parts), () => writeNow(session, later));
   return later;
 }
 
 /** Request the later parts (once Python is ready) and write them when they arrive. */
 export async function fetchLater(ctx, session, later) {
-  if (!later || later.bytes) return;
+  if (!later || later.bytes || later.written) return; // written already: an import fetched them (writeNow)
   later.bytes = Promise.all(later.files.map((url) => (url ? fetchBytes(ctx, url).then(unwrap) : null)));
   const bytes = await later.bytes.catch(() => null);
   if (bytes && !later.written) write(session, later, bytes);
@@ -58,10 +59,10 @@ function fetchNow(url) {
   return new Uint8Array(request.response);
 }
 
-function write(session, later, [stdlib, numpy]) {
+function write(session, later, [stdlib, ...packs]) {
   const { py } = session;
   if (stdlib) py.FS.writeFile(RUNTIME.stdlibRest, stdlib, { canOwn: true });
-  if (numpy) extract(py.FS, numpy, session.sitePackages);
+  for (const pack of packs) if (pack) extract(py.FS, pack, session.sitePackages);
   later.written = true;
   session.bridge.laterArrived();
 }

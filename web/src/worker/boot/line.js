@@ -8,30 +8,37 @@
  * decisions".
  *
  * The line's speed is what the start-up downloads (the core, the standard library) have brought in since their
- * first byte, per ms, read once it can be told: when `coreIn` settles (core.js: the whole core is in, see
- * `counted`; without its compressed copy, the core compiled), or DECIDE_MS after that first byte, whichever is
- * first.
+ * first byte, per ms, read once it can be told: when MEASURE_BYTES have come in, when `coreIn` settles (core.js:
+ * the whole core is in, see `counted`; without its compressed copy, the core compiled), or DECIDE_MS after that
+ * first byte, whichever is first. The snapshot is requested only then, so on a fast line the measure must not
+ * wait for the whole core.
  */
 
 import { arrived } from "./downloads.js";
 
 export const COLD_START_MS = 3000;
 const DECIDE_MS = 400;
+/** Enough bytes to tell the line's speed by: on a fast line they are in long before the whole core is. */
+const MEASURE_BYTES = 1 << 20;
 /** Below this (bytes per ms, as the meter measures), the compact copies are worth their slower decoding. */
 export const COMPACT_BELOW = 8_000;
 
 /**
- * @typedef {{bytes: number, first: number, firstByte: () => void, measured: Promise<unknown>}} Meter
+ * @typedef {{bytes: number, first: number, firstByte: () => void, enough: () => void,
+ *   measured: Promise<unknown>}} Meter
  *   bytes counted since the `first` arrived (its time; 0: none yet); `measured` settles once the line's speed can
- *   be told
+ *   be told (`enough`: MEASURE_BYTES are in)
  */
 
 /** A meter that has counted nothing; `coreIn` settles once the core has arrived. @returns {Meter} */
 export function createMeter(coreIn) {
   let firstByte;
+  let enough;
   const firstByteSeen = new Promise((resolve) => { firstByte = resolve; });
+  const enoughSeen = new Promise((resolve) => { enough = resolve; });
   const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-  return { bytes: 0, first: 0, firstByte, measured: Promise.race([coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]) };
+  return { bytes: 0, first: 0, firstByte, enough,
+    measured: Promise.race([coreIn, enoughSeen, firstByteSeen.then(() => sleep(DECIDE_MS))]) };
 }
 
 /**
@@ -58,6 +65,7 @@ export function counted(ctx, response, whenIn = () => {}) {
         meter.firstByte();
       }
       meter.bytes += value.byteLength;
+      if (meter.bytes >= MEASURE_BYTES) meter.enough();
       arrived(ctx, value.byteLength);
     }
   })().catch(() => {}).finally(() => whenIn());
