@@ -152,14 +152,15 @@ test: ## everything CI runs
 .PHONY: prepare test-content
 prepare: build fixture-site setup-engines build-zensical ## what the tiers need: the sites, both generators, browsers
 
-# make bench ENGINE=firefox|webkit|phone: start-up and the first Check in that engine (bench/engines.py) instead.
+# make bench ENGINE=firefox|webkit|phone [SITE=dir LABEL=name]: start-up and the first Check in that engine (bench/engines.py)
+# instead; SITE and LABEL measure another build and keep its row under that name.
 bench: build setup-browser ## start-up and run-time benchmark, then the same over emulated networks (bench/README.md)
 ifeq ($(ENGINE),)
 	$(PY) -m bench.run
 	$(PY) -m bench.network
 else
 	@$(MAKE) --no-print-directory setup-engines
-	$(PY) -m bench.engines --engine $(ENGINE) $(if $(RUNS),--runs $(RUNS))
+	$(PY) -m bench.engines --engine $(ENGINE) $(if $(RUNS),--runs $(RUNS)) $(if $(SITE),--site $(SITE)) $(if $(LABEL),--label "$(LABEL)")
 endif
 
 bench-network: build setup-browser ## start-up over emulated networks, plain and compressing server ([RUNS=N])

@@ -1,6 +1,7 @@
 """Start-up and first Check in each browser engine, and on a phone: the built site against the bare Pyodide page.
 
-    python -m bench.engines [--engine chromium|firefox|webkit|phone] [--runs 3] [--out bench/results]
+    python -m bench.engines [--engine chromium|firefox|webkit|phone] [--runs 3] [--site DIR] [--label NAME]
+                            [--out bench/results]
 
 For every run, a fresh browser (an empty profile) opens the bare page (bench/bare/) and reads when it could grade;
 another fresh browser opens the lesson page, reads when it could grade (the worker client's timeline, on the
@@ -111,6 +112,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--site", default=str(REPO / "site"))
     parser.add_argument("--out", default=str(REPO / "bench" / "results"))
+    parser.add_argument("--label", default="", help="the table's row name (default: the engine), e.g. to keep an "
+                                                    "earlier build's row beside this one's")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp()) / "site"
     shutil.copytree(Path(args.site), root)
@@ -136,10 +139,10 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "engines-latest.json"
     table = json.loads(path.read_text()) if path.is_file() else {}
-    table[args.engine] = row
+    table[args.label or args.engine] = row
     path.write_text(json.dumps(table, indent=1) + "\n")
     (out / "engines-latest.md").write_text(markdown(table))
-    print(markdown({args.engine: row}))
+    print(markdown({args.label or args.engine: row}))
     return 0
 
 

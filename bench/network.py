@@ -204,6 +204,14 @@ def _sum(entries: list[Sent]) -> int:
     return sum(e.bytes for e in entries)
 
 
+def _by_path(entries) -> dict[str, int]:
+    """Bytes sent per path (what bench/parts.py reads from the files, as measured)."""
+    out: dict[str, int] = {}
+    for e in entries:
+        out[e.path] = out.get(e.path, 0) + e.bytes
+    return out
+
+
 def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s: float) -> dict:
     """A first visit, the minute after it, and a repeat visit, in one fresh browser."""
     context, page = fresh_browser(play)
@@ -238,6 +246,7 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         time.sleep(2.0)
         again = log.take()
         return {"ready": ready, "start": start, "bytes_before_ready": _sum(before), "files_before_ready": len(before),
+                "sent_before_ready": _by_path(before), "sent_after_ready": _by_path(e for e in first if e.t > ready_at),
                 "bytes_after_ready": _sum(first) - _sum(before), "watched_s": round(time.time() - ready_at, 1),
                 "sent_twice": twice, "offline": offline and {k: offline.get(k) for k in ("cached", "total")},
                 "repeat_ready": repeat, "repeat_bytes": _sum(again)}

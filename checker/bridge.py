@@ -13,7 +13,7 @@ import json
 import os
 import site
 
-from . import console, diagnosis, figures, integrity, judge
+from . import console, diagnosis, figures, integrity, judge, later
 
 WORKDIR = "/tmp/tl"  # where checks and runs write their files, in Pyodide's in-memory file system
 # What the last Run left for the console (checker/console.py), and the page's number for that Run: a console
@@ -120,6 +120,17 @@ def plots_ready() -> None:
     then add what that imported to the tamper baseline. Raises when matplotlib cannot be imported."""
     figures.prepare()
     integrity.arm()
+
+
+def expect_later(parts_json: str, now) -> None:
+    """The modules that arrive after ready (the wheels list's `later`): an import of one of them waits for them
+    (checker/later.py); `now` is the worker's function that fetches them at once."""
+    later.expect(parts_json, now)
+
+
+def later_arrived() -> None:
+    """The worker has written the modules that arrive after ready."""
+    later.arrived()
 
 
 def site_packages() -> str:

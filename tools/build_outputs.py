@@ -18,9 +18,16 @@ WHEELS_LIST = "wheels.json"          # in assets/pyodide/
 PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied from node_modules (names numpy's wheel)
 COMPACT_SUFFIX = ".zst"              # the compact copy of a snapshot part or a pack: its name plus this (tools/pack.py)
 SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, downloaded side by side
-WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/
+WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/: the files start-up needs (see snapshot.py split_wheels)
+WHEELS_REST = "judge-wheels-rest.pack.zst"  # the sources of the modules the snapshot holds, fetched after ready
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
+STDLIB = "python_stdlib.zip"          # in assets/pyodide/: Pyodide's standard library, whole (the bare page's)
+STDLIB_START = "python_stdlib-start.zip"    # the modules start-up imports, which the worker starts with (issue 30):
+                                            # a stored zip, which travels as its zstd frame (+ COMPACT_SUFFIX)
+STDLIB_REST = "python_stdlib-rest.zip.zst"  # the rest, a zstd frame of a stored zip, fetched after ready
 CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (tools/precompress.py)
+CORE_ZST = "pyodide.asm.wasm.zst"    # the core as a zstd frame, which the worker fetches first (issue 30)
+LOADER_ZST = "pyodide.asm.mjs.zst"   # its loader as a zstd frame, likewise
 LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
 AUTHORING_DIR = "authoring"          # in assets/tl/: <slug>.json per exercise, for the author's course check only
                                      # (tools/bundle.py write_authoring; not in the offline copy: tools/offline.py)
@@ -30,8 +37,9 @@ AUTHORING_DIR = "authoring"          # in assets/tl/: <slug>.json per exercise, 
 # check's files (checker/bridge.py WORKDIR, which imports nothing from here: tests/unit/test_build_outputs.py holds
 # them equal), and the Cache Storage name of the worker's hand-off to the service worker and the header the service
 # worker keeps each file's hash in, both written into sw.js by tools/offline.py.
+# `stdlibRest`: where the worker writes the rest of the standard library, which checker/later.py serves imports from.
 RUNTIME = {"home": "/home/pyodide", "judgeDir": "/home/pyodide/tl", "workDir": "/tmp/tl",
-           "handoffCache": "tinyllm-handoff", "hashHeader": "X-TL-SHA256"}
+           "handoffCache": "tinyllm-handoff", "hashHeader": "X-TL-SHA256", "stdlibRest": "/lib/python_stdlib-rest.zip"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,14 @@ class OptionalPackage:
     imports: tuple[str, ...]
     files: tuple[str, ...]
     bytes: int = 0
+
+
+def lock_subset(lock: dict, names: list[str]) -> dict:
+    """Pyodide's lock file with only `names` and what they depend on (its `info` kept: Pyodide checks the ABI)."""
+    keep: list[str] = []
+    for name in names:
+        keep += [n for n in dependency_closure(lock, name) if n not in keep]
+    return {"info": lock["info"], "packages": {n: lock["packages"][n] for n in sorted(keep)}}
 
 
 def dependency_closure(lock: dict, name: str) -> list[str]:
@@ -75,8 +91,14 @@ def snapshot_parts(count: int = SNAPSHOT_PARTS) -> tuple[str, ...]:
 
 
 def numpy_pack(version: str) -> str:
-    """The file name of numpy `version` repacked with its bytecode (tools/numpy_archive.mjs)."""
+    """The file name of numpy `version` repacked with its bytecode (tools/numpy_archive.mjs): its start-up part."""
     return f"numpy-{version}-tl.pack"
+
+
+def numpy_rest_pack(version: str) -> str:
+    """The file name of the rest of numpy `version` (sources, lazily imported modules): a compact pack only, as it
+    arrives after ready."""
+    return f"numpy-{version}-tl-rest.pack{COMPACT_SUFFIX}"
 
 
 @dataclass(frozen=True)
@@ -101,6 +123,15 @@ class WheelsList:
                  standard library, the snapshot's parts, the packs, the judge's zip), which the worker shows
                  progress against; start_compact_bytes: the same with the compact copies
     optional:    packages loaded only when learner code imports them (OptionalPackage)
+    stdlib:      the start-up standard library (STDLIB_START), which the worker starts with, when the build made it
+    stdlib_rest, numpy_rest, wheels_rest: the rest of the standard library, of numpy and of the judge's wheels,
+                 fetched after ready (issue 30)
+    later_stdlib, later_numpy, later_wheels: the module names in them, which an import waits for (checker/later.py)
+    snapshot_delta_bytes, snapshot_delta_sum: the snapshot's first bytes of memory are XORed with the core's
+                 initial memory of that length and checksum (web/src/shared/snapshot-delta.js); 0: no delta
+    lock:        the part of Pyodide's lock file the worker's loadPackage can need (its `info`, numpy and the
+                 optional packages with what they depend on), handed to loadPyodide as `lockFileContents`, so
+                 that the whole file (114 kB) is not fetched before ready (issue 30); {}: fetch the file
     """
 
     pyodide: str
@@ -116,6 +147,16 @@ class WheelsList:
     numpy_dynlibs: tuple[str, ...] = field(default_factory=tuple)
     start_bytes: int = 0
     start_compact_bytes: int = 0
+    stdlib: str = ""
+    stdlib_rest: str = ""
+    numpy_rest: str = ""
+    later_stdlib: tuple[str, ...] = field(default_factory=tuple)
+    later_numpy: tuple[str, ...] = field(default_factory=tuple)
+    wheels_rest: str = ""
+    later_wheels: tuple[str, ...] = field(default_factory=tuple)
+    snapshot_delta_bytes: int = 0
+    snapshot_delta_sum: int = 0
+    lock: dict = field(default_factory=dict)
 
     def compact_files(self) -> set[str]:
         """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
@@ -132,13 +173,19 @@ class WheelsList:
     def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
                snapshot_bytes: int = 0, snapshot_size: int = 0, compact: bool = False,
                snapshot_compact_bytes: int = 0, numpy_dynlibs: tuple[str, ...] = (), start_bytes: int = 0,
-               start_compact_bytes: int = 0) -> WheelsList:
-        """This list with the snapshot's parts and the packs named."""
+               start_compact_bytes: int = 0, **later: object) -> WheelsList:
+        """This list with the snapshot's parts and the packs named (`later`: the fields of issue 30, stdlib,
+        stdlib_rest, numpy_rest, later_stdlib, later_numpy, snapshot_delta_bytes, snapshot_delta_sum)."""
+        lists = {k: tuple(v) for k, v in later.items() if k.startswith("later_")}  # type: ignore[arg-type]
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
                        snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size, compact=compact,
                        snapshot_compact_bytes=snapshot_compact_bytes,
                        numpy_dynlibs=tuple(numpy_dynlibs), start_bytes=start_bytes,
-                       start_compact_bytes=start_compact_bytes)
+                       start_compact_bytes=start_compact_bytes, **{**later, **lists})
+
+    def later_files(self) -> set[str]:
+        """The files fetched after ready (the rest of the standard library and of numpy)."""
+        return {name for name in (self.stdlib_rest, self.numpy_rest, self.wheels_rest) if name}
 
 
 def read_wheels_list(assets: Path) -> WheelsList:
@@ -154,13 +201,25 @@ def read_wheels_list(assets: Path) -> WheelsList:
     if not (isinstance(dynlibs, list) and all(isinstance(p, str) for p in dynlibs)):
         raise ValueError(f"{assets / WHEELS_LIST}: numpy_dynlibs is not a list of paths")
     optional = tuple(_optional(assets, entry) for entry in data.get("optional") or [])
+    later = {}
+    for key in ("later_stdlib", "later_numpy", "later_wheels"):
+        modules = data.get(key) or []
+        if not (isinstance(modules, list) and all(isinstance(n, str) for n in modules)):
+            raise ValueError(f"{assets / WHEELS_LIST}: {key} is not a list of module names")
+        later[key] = tuple(modules)
+    later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest", "wheels_rest")})
+    later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum")})
+    lock = data.get("lock") or {}
+    if not (isinstance(lock, dict) and (not lock or isinstance(lock.get("packages"), dict))):
+        raise ValueError(f"{assets / WHEELS_LIST}: lock is not a lock file's packages")
+    later["lock"] = lock
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
                       optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
                       snapshot_size=int(data.get("snapshot_size") or 0),
                       compact=data.get("compact") is True,
                       snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0),
                       numpy_dynlibs=tuple(dynlibs), start_bytes=int(data.get("start_bytes") or 0),
-                      start_compact_bytes=int(data.get("start_compact_bytes") or 0))
+                      start_compact_bytes=int(data.get("start_compact_bytes") or 0), **later)
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:
@@ -176,7 +235,8 @@ def write_wheels_list(assets: Path, wheels: WheelsList) -> None:
     data = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(wheels).items() if v or k == "wheels"}
     if "optional" in data:
         data["optional"] = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()} for o in data["optional"]]
-    (assets / WHEELS_LIST).write_text(json.dumps(data, indent=1), encoding="utf-8")
+    # Compact: the worker fetches it first, before ready.
+    (assets / WHEELS_LIST).write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
 
 def numpy_wheel(assets: Path) -> tuple[str, str]:

@@ -1,28 +1,37 @@
-// Repack numpy for the worker: its runtime files with bytecode compiled ahead, the list of standard-library
-// modules `import numpy` pulls in (tools/snapshot.mjs imports those into the memory snapshot), and the list of
-// extension modules those imports load, in the order they load (the worker loads them ahead, web/src/worker/boot/numpy.js
-// preloadExtensions).
+// Repack numpy for the worker, in two parts: what start-up imports, and the rest, which arrives after ready
+// (issue 30). Also the list of standard-library modules numpy's start-up imports pull in (tools/snapshot.mjs imports
+// those into the memory snapshot), and of the extension modules those imports load, in the order they load (the
+// worker loads them ahead, web/src/worker/boot/numpy.js preloadExtensions).
 //
-// usage: node tools/numpy_archive.mjs <site assets/pyodide dir> <output .zip> <output modules .json>
-//        <output extension modules .json>
+// usage: node tools/numpy_archive.mjs <site assets/pyodide dir> <course modules .json> <output dir>
+// writes numpy-start.zip, numpy-rest.zip and numpy.json ({stdlib, dynlibs, later}) into the output dir
 //
 // Why (issue 6; measured under Node with Pyodide 0.27.7): numpy's wheel ships sources only, so every page load
 // compiled ~170 modules (import numpy 590 ms -> 310 ms with the bytecode); loadPackage also compiles all 19
 // extension modules up front, tests and fft included, where an unpacked archive lets Python load each one on
 // first import; and the standard-library modules numpy imports cost another ~200 ms unless the snapshot already
 // holds them. The bytecode is compiled by Pyodide's own Python (3.14 today), as unchecked-hash .pyc files: valid
-// whatever the files' dates after unpacking. Sources stay, so tracebacks into numpy still show lines.
-// tools/snapshot.py turns the zip into a pack (tools/pack.py) that the worker writes without running Python.
+// whatever the files' dates after unpacking.
+//
+// The start-up part is measured, not guessed: the modules that `import numpy, numpy.random, numpy.linalg` (what
+// checker/bridge.py numpy_ready imports) and the course's own imports (the hidden tests' and references',
+// <course modules .json>, tools/snapshot.py course_modules) load. It holds their bytecode beside where their
+// sources would be (sourceless modules, which Python imports as they are), their extension modules and numpy's
+// metadata. The rest holds every source (tracebacks through numpy show their lines once it has arrived: the
+// bytecode names the source's path) and the modules numpy imports lazily (fft, polynomial, ma, testing, f2py...),
+// whose names `later` lists for the worker's finder (checker/later.py). tools/snapshot.py turns both zips into
+// packs (tools/pack.py) that the worker writes without running Python.
 import { loadPyodide } from "pyodide";
 import { readFileSync, writeFileSync } from "node:fs";
 import { OUTPUTS, RUNTIME, numpyWheel } from "../web/src/shared/build-outputs.js";
 
-const [assets, output, modulesOut, dynlibsOut] = process.argv.slice(2);
+const [assets, courseModules, out] = process.argv.slice(2);
 const wheel = numpyWheel(JSON.parse(readFileSync(`${assets}/${OUTPUTS.pyodideLock}`, "utf8")));
 const py = await loadPyodide({ env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 py.FS.writeFile("/tmp/numpy.whl", readFileSync(`${assets}/${wheel}`));
-const modules = py.runPython(`
-import compileall, json, os, py_compile, site, sys, zipfile
+py.globals.set("course", py.toPy(JSON.parse(readFileSync(courseModules, "utf8"))));
+const result = py.runPython(`
+import compileall, importlib, importlib.util, json, os, py_compile, site, sys, zipfile
 
 target = site.getsitepackages()[0]
 # Headers, stubs, Cython declarations and static libraries are for building against numpy, not for running it.
@@ -36,28 +45,57 @@ if not compileall.compile_dir(os.path.join(target, "numpy"), quiet=2,
 
 before = set(sys.modules)
 import numpy, numpy.random, numpy.linalg  # what the worker imports before the first check
+for name in course:  # the course's imports; a learner package or the judge's is not here, and need not be
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass
 
 def from_stdlib(name):
     origin = getattr(getattr(sys.modules[name], "__spec__", None), "origin", None) or ""
     return origin in ("built-in", "frozen") or (origin.startswith("/lib/python") and "site-packages" not in origin)
 
-stdlib = sorted(m for m in set(sys.modules) - before if from_stdlib(m))
+new = [name for name in sys.modules if name not in before]
+stdlib = sorted(m for m in new if from_stdlib(m))
 # sys.modules keeps the order of import: an extension module loads before any that could need it.
-dynlibs = [os.path.relpath(m.__file__, target) for name, m in sys.modules.items()
-           if name not in before and (getattr(m, "__file__", None) or "").endswith(".so")]
+dynlibs = [os.path.relpath(sys.modules[n].__file__, target) for n in new
+           if (getattr(sys.modules[n], "__file__", None) or "").endswith(".so")]
+started = {os.path.relpath(m.__file__, target) for n, m in list(sys.modules.items())
+           if (n == "numpy" or n.startswith("numpy.")) and getattr(m, "__file__", None)}
 
-# Stored, not compressed: tools/snapshot.py reads it straight back into an LZ4 pack.
-with zipfile.ZipFile("/tmp/numpy-tl.zip", "w", zipfile.ZIP_STORED) as out:
-    for top in sorted({m.split("/", 1)[0] for m in members}):
-        for root, dirs, files in os.walk(os.path.join(target, top)):
-            dirs.sort()
-            for f in sorted(files):
-                path = os.path.join(root, f)
-                out.write(path, os.path.relpath(path, target))
-json.dumps({"stdlib": stdlib, "dynlibs": dynlibs})
+def module_name(rel):
+    """numpy/fft/__init__.py -> numpy.fft; numpy/fft/_pocketfft_umath.cpython-314-...so -> numpy.fft._pocketfft_umath"""
+    stem = rel.split(".", 1)[0] if rel.endswith(".so") else rel.removesuffix(".py")
+    return stem.removesuffix("/__init__").replace("/", ".")
+
+# Stored, not compressed: tools/snapshot.py reads them straight back into packs.
+start = zipfile.ZipFile("/tmp/numpy-start.zip", "w", zipfile.ZIP_STORED)
+rest = zipfile.ZipFile("/tmp/numpy-rest.zip", "w", zipfile.ZIP_STORED)
+later = []
+for top in sorted({m.split("/", 1)[0] for m in members}):
+    for root, dirs, files in os.walk(os.path.join(target, top)):
+        dirs.sort()
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, target)
+            if "/__pycache__/" in "/" + rel:
+                source = importlib.util.source_from_cache(path)
+                if os.path.relpath(source, target) in started:  # a start-up module's bytecode, without its source
+                    start.write(path, os.path.relpath(source, target) + "c")
+                else:
+                    rest.write(path, rel)
+            elif rel in started and rel.endswith(".so") or ".dist-info/" in rel:
+                start.write(path, rel)
+            else:
+                rest.write(path, rel)
+                if rel.endswith((".py", ".so")) and rel not in started and rel.startswith("numpy/"):
+                    later.append(module_name(rel))
+start.close()
+rest.close()
+json.dumps({"stdlib": stdlib, "dynlibs": dynlibs, "later": sorted(set(later))})
 `);
-const { stdlib, dynlibs } = JSON.parse(modules);
-writeFileSync(output, py.FS.readFile("/tmp/numpy-tl.zip"));
-writeFileSync(modulesOut, JSON.stringify(stdlib));
-writeFileSync(dynlibsOut, JSON.stringify(dynlibs));
-console.log(JSON.stringify({ wheel, modules: stdlib.length, dynlibs: dynlibs.length }));
+writeFileSync(`${out}/numpy-start.zip`, py.FS.readFile("/tmp/numpy-start.zip"));
+writeFileSync(`${out}/numpy-rest.zip`, py.FS.readFile("/tmp/numpy-rest.zip"));
+writeFileSync(`${out}/numpy.json`, result);
+const { stdlib, dynlibs, later } = JSON.parse(result);
+console.log(JSON.stringify({ wheel, modules: stdlib.length, dynlibs: dynlibs.length, later: later.length }));

@@ -41,7 +41,8 @@ PACKAGE_INDEX = "simple/"         # `ol`'s package index (tools/ol_wheel.py): ev
 
 def _unused_assets(site: Path) -> set[str]:
     """Files the worker never requests once the build has packed them (tools/snapshot.py): numpy's wheel and the
-    judge's wheels; and the core and its loader, which it fetches gzipped (tools/precompress.py). They stay on the
+    judge's wheels, the whole standard library (its two parts replace it: the start-up part, and the rest, which
+    the worker fetches after ready and the offline copy keeps as it keeps every file); and the core and its loader, which it fetches gzipped (tools/precompress.py). They stay on the
     site for Pyodide's own loadPackage (the benchmark's bare page uses them). Also the compact copies of the
     snapshot and the packs, which a first visit on a slower line fetches instead of the LZ4 files."""
     pyodide = site / "assets" / "pyodide"
@@ -52,7 +53,11 @@ def _unused_assets(site: Path) -> set[str]:
         return set()
     unused = [numpy_wheel] if info.numpy else []
     unused += list(info.wheels) if info.wheels_pack else []
-    unused += sorted(precompress.replaced(pyodide))  # the worker fetches their gzipped copies
+    # The worker fetches the standard library's two parts instead, the start-up one as its zstd frame.
+    unused += [build_outputs.STDLIB, build_outputs.STDLIB_START] if info.stdlib else []
+    unused += [build_outputs.PYODIDE_LOCK] if info.lock else []  # the worker has the part it needs in the list
+    unused += sorted(precompress.replaced(pyodide))  # the worker fetches their compressed copies
+    unused += sorted(precompress.fallbacks(pyodide))  # and the core's gzipped copy only when its zstd one fails
     unused += sorted(info.compact_files())  # fetched on slower lines only: the offline copy keeps the LZ4 files
     return {f"assets/pyodide/{name}" for name in unused}
 

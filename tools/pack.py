@@ -8,7 +8,8 @@ Compression: gzip through the browser's DecompressionStream took ~320 ms for the
 thread, on the critical path of start-up. LZ4 (high-compression mode) is ~10% larger and decodes several times
 faster in plain JavaScript (web/src/worker/lz4.js), so both the snapshot and the packs are LZ4 containers. Each also has
 a compact copy (`compact`), a zstd frame of the same bytes: 35-45% smaller (the snapshot 8.3 -> 5.5 MB, numpy's
-pack 4.6 -> 2.6 MB) but 0.2-0.6 s slower to decode in the browser (fzstd), so the worker fetches the compact copies
+pack 4.6 -> 2.6 MB) but were 0.2-0.6 s slower to decode in the browser with a JavaScript decoder (fzstd; since issue 30
+zstd's own in WebAssembly, web/src/worker/zstd.js), so the worker fetches the compact copies
 only on a line slower than their saving is worth (web/src/worker/boot/line.js COMPACT_BELOW).
 
 Pack, uncompressed:
@@ -66,9 +67,14 @@ COMPACT_LEVEL = 19
 def compact(container: bytes) -> bytes:
     """The compact copy of an LZ4 container: its bytes as one zstd frame (with its size, which the browser's
     decoder uses to allocate once)."""
+    return compact_raw(decompress(container))
+
+
+def compact_raw(raw: bytes) -> bytes:
+    """`raw` as one zstd frame at the compact copies' level (with its size)."""
     import zstandard
 
-    return zstandard.ZstdCompressor(level=COMPACT_LEVEL, threads=-1).compress(decompress(container))
+    return zstandard.ZstdCompressor(level=COMPACT_LEVEL, threads=-1).compress(raw)
 
 
 def contained_size(data: bytes) -> int:

@@ -168,7 +168,8 @@ def gather(dest: Path) -> build_outputs.WheelsList:
         wheels.append(wheel["file"])
     loaded = {"numpy", *map(distribution, wheels)}
     optional = gather_optional(dest, lock, spec["optional"]["packages"], loaded, carrier)
-    info = build_outputs.WheelsList(installed, tuple(wheels), optional=optional)
+    subset = build_outputs.lock_subset(lock, ["numpy", *(o.name for o in optional)])
+    info = build_outputs.WheelsList(installed, tuple(wheels), optional=optional, lock=subset)
     build_outputs.write_wheels_list(dest, info)
     return info
 

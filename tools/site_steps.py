@@ -62,7 +62,7 @@ def post_build(site: Path, course: Course) -> list[str]:
     try:
         pyodide_assets.gather(site / "assets" / "pyodide")
         precompress.write(site / "assets" / "pyodide")
-        snapshot.build(site / "assets" / "pyodide", target / "checker.zip")
+        snapshot.build(site / "assets" / "pyodide", target / "checker.zip", exercises=course.exercises)
         rewriting.build(site / "assets" / "pyodide", target / "exercises", target / "checker.zip")
     except (pyodide_assets.AssetError, snapshot.SnapshotError, rewriting.RewritingError) as exc:
         raise StepError(str(exc)) from None

@@ -207,6 +207,42 @@ def test_a_snapshot_that_cannot_be_read_means_a_cold_start(page, fixture_url, da
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
 
 
+LATER = re.compile(r".*/(python_stdlib-rest\.zip|numpy-[^/]*-rest\.pack)\.zst$")
+ARRIVES_LATER = """import statistics, traceback
+import numpy as np, numpy.fft
+print(statistics.mean([1, 2, 3]), np.fft.fft([1, 0]).real.tolist())
+try:
+    np.linalg.matrix_power(np.ones((2, 3)), 2)
+except np.linalg.LinAlgError:
+    print(traceback.format_exc())
+"""
+
+
+@pytest.mark.parametrize("when", ["fetched after ready", "needed before they arrive"])
+def test_modules_that_arrive_after_ready_can_be_imported_at_once(page, fixture_url, when):
+    """The rest of the standard library and of numpy arrive after ready (web/src/worker/boot/later.js). An import
+    that needs them before they arrive waits for them (checker/later.py): forced here by failing the worker's own
+    request for them, so that the import fetches them itself. Either way the modules import, and a traceback
+    through numpy shows numpy's lines (its sources are in the rest)."""
+    requests = []
+
+    def later_part(route):
+        requests.append(route.request.resource_type)
+        route.abort() if when != "fetched after ready" and route.request.resource_type != "xhr" else route.continue_()
+    page.context.route(LATER, later_part)
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    if when == "fetched after ready":
+        page.wait_for_function("() => window.tinyllm.python.status.handedOff", timeout=60_000)
+    set_code(page, SLUG, ARRIVES_LATER)
+    cell(page, SLUG).locator("button.tl-run").click()
+    assert wait_result(page, SLUG) == "ok", failures(page, SLUG)
+    out = cell(page, SLUG).locator(".tl-output").inner_text()
+    assert "2 [1.0, 1.0]" in out
+    assert "raise LinAlgError('Last 2 dimensions of the array must be square')" in out, out
+    assert sorted(requests) == (["fetch", "fetch"] if when == "fetched after ready" else ["fetch", "fetch", "xhr", "xhr"])
+
+
 def edited(source: str, find: str, replace: str) -> str:
     assert source.count(find) == 1, f"the fixture's reference no longer has {find!r} once"
     return source.replace(find, replace)

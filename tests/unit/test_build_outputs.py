@@ -34,6 +34,8 @@ def test_both_sides_name_the_same_files():
     assert names == {"wheelsList": build_outputs.WHEELS_LIST, "pyodideLock": build_outputs.PYODIDE_LOCK,
                      "wheelsPack": build_outputs.WHEELS_PACK,
                      "judgeZip": build_outputs.JUDGE_ZIP, "coreGz": build_outputs.CORE_GZ,
+                     "stdlibStart": build_outputs.STDLIB_START, "coreZst": build_outputs.CORE_ZST,
+                     "loaderZst": build_outputs.LOADER_ZST,
                      "loaderGz": build_outputs.LOADER_GZ, "compactSuffix": build_outputs.COMPACT_SUFFIX,
                      "authoringDir": build_outputs.AUTHORING_DIR}
 
@@ -76,7 +78,11 @@ def test_the_service_worker_is_given_the_shared_names_and_no_one_writes_them_aga
         snapshot_bytes=8_307_577, snapshot_size=25_165_824, compact=True, snapshot_compact_bytes=5_482_775,
         numpy_dynlibs=("numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so",
                        "numpy/random/mtrand.cpython-312-wasm32-emscripten.so"),
-        start_bytes=20_000_000, start_compact_bytes=14_000_000),
+        start_bytes=20_000_000, start_compact_bytes=14_000_000, stdlib=build_outputs.STDLIB_START,
+        stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=build_outputs.numpy_rest_pack("2.0.2"),
+        later_stdlib=("statistics", "xml.dom"), later_numpy=("numpy.fft",), wheels_rest=build_outputs.WHEELS_REST,
+        later_wheels=("_pytest.main",), snapshot_delta_bytes=3_820_316,
+        snapshot_delta_sum=4_000_000_000, lock={"info": {"abi_version": "2026_0"}, "packages": {"numpy": {}}}),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -94,7 +100,12 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "snapshotSize": written.snapshot_size,
                     "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes,
                     "numpyDynlibs": list(written.numpy_dynlibs), "startBytes": written.start_bytes,
-                    "startCompactBytes": written.start_compact_bytes}
+                    "startCompactBytes": written.start_compact_bytes, "stdlib": written.stdlib,
+                    "stdlibRest": written.stdlib_rest, "numpyRest": written.numpy_rest,
+                    "laterStdlib": list(written.later_stdlib), "laterNumpy": list(written.later_numpy),
+                    "wheelsRest": written.wheels_rest, "laterWheels": list(written.later_wheels),
+                    "snapshotDeltaBytes": written.snapshot_delta_bytes, "snapshotDeltaSum": written.snapshot_delta_sum,
+                    "lock": written.lock or None}
 
 
 @needs_node
@@ -178,3 +189,22 @@ def test_the_optional_files_are_every_file_of_every_optional_package():
            build_outputs.OptionalPackage("b", ("b",), ("b.whl", "six.whl")))
     assert WheelsList("0.27.7", ("pytest.whl",), optional=two).optional_files() == {"a.whl", "b.whl", "six.whl"}
     assert WheelsList("0.27.7", ("pytest.whl",)).optional_files() == set()
+
+
+@needs_node
+def test_both_sides_refuse_later_modules_that_are_not_a_list_of_names(tmp_path):
+    said = node("""try { outputs.readWheelsList({ wheels: [], later_numpy: "numpy.fft" }); console.log('"accepted"'); }
+        catch (err) { console.log(JSON.stringify(err.message)); }""")
+    assert said == f"{build_outputs.WHEELS_LIST}: later_numpy is not a list of module names"
+    (tmp_path / build_outputs.WHEELS_LIST).write_text('{"wheels": [], "later_stdlib": [1]}')
+    with pytest.raises(ValueError, match="later_stdlib is not a list of module names"):
+        build_outputs.read_wheels_list(tmp_path)
+
+
+def test_the_lock_files_part_holds_what_loadpackage_can_need_and_its_info():
+    lock = {"info": {"abi_version": "2026_0"}, "packages": {
+        "matplotlib": {"depends": ["numpy", "six"]}, "numpy": {"depends": []}, "six": {"depends": []},
+        "scipy": {"depends": ["numpy"]}, "pytest": {"depends": ["pluggy"]}, "pluggy": {"depends": []}}}
+    part = build_outputs.lock_subset(lock, ["numpy", "matplotlib"])
+    assert part["info"] == lock["info"]
+    assert sorted(part["packages"]) == ["matplotlib", "numpy", "six"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 import gzip
 import json
 
+import zstandard
+
 from tools import build_outputs, offline, precompress
 
 
@@ -14,16 +16,19 @@ def test_gzipped_copies_inflate_to_the_originals_and_are_cached_by_content(tmp_p
     (pyodide / "pyodide.asm.mjs").write_text("export default async function _createPyodideModule() {}\n" * 40)
     cache = tmp_path / "cache"
     written = precompress.write(pyodide, cache)
-    assert {p.name for p in written} == {build_outputs.CORE_GZ, build_outputs.LOADER_GZ}
-    for gz_name, original in precompress.ORIGINALS.items():
-        data = (pyodide / gz_name).read_bytes()
-        assert gzip.decompress(data) == (pyodide / original).read_bytes()
+    assert {p.name for p in written} == {build_outputs.CORE_GZ, build_outputs.LOADER_GZ, build_outputs.CORE_ZST,
+                                         build_outputs.LOADER_ZST}
+    for name, original in precompress.ORIGINALS.items():
+        data = (pyodide / name).read_bytes()
+        inflated = zstandard.ZstdDecompressor().decompress(data) if name.endswith(".zst") else gzip.decompress(data)
+        assert inflated == (pyodide / original).read_bytes()
         assert len(data) < (pyodide / original).stat().st_size
-    assert len(list(cache.glob("*.gz"))) == 2
+    assert len(list(cache.glob("*.gz"))) == 2 and len(list(cache.glob("*.zst"))) == 2
     (pyodide / "pyodide.asm.mjs").write_text("changed")
     precompress.write(pyodide, cache)
     assert gzip.decompress((pyodide / build_outputs.LOADER_GZ).read_bytes()) == b"changed"
     assert len(list(cache.glob("*.gz"))) == 3, "a changed original gets its own cached copy"
+    assert zstandard.ZstdDecompressor().decompress((pyodide / build_outputs.LOADER_ZST).read_bytes()) == b"changed"
 
 
 def test_the_offline_copy_keeps_the_gzipped_copies_instead_of_the_originals(tmp_path):
@@ -40,4 +45,6 @@ def test_the_offline_copy_keeps_the_gzipped_copies_instead_of_the_originals(tmp_
     precompress.write(pyodide, tmp_path / "cache")
     urls = [u for u, _h in offline.precache_list(site)[0]]
     assert "assets/pyodide/pyodide.asm.wasm" not in urls and "assets/pyodide/pyodide.asm.mjs" not in urls
-    assert {f"assets/pyodide/{build_outputs.CORE_GZ}", f"assets/pyodide/{build_outputs.LOADER_GZ}"} <= set(urls)
+    assert {f"assets/pyodide/{build_outputs.CORE_ZST}", f"assets/pyodide/{build_outputs.LOADER_ZST}"} <= set(urls)
+    assert f"assets/pyodide/{build_outputs.CORE_GZ}" not in urls, "the zstd copy's fallback only"
+    assert f"assets/pyodide/{build_outputs.LOADER_GZ}" not in urls

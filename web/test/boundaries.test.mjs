@@ -10,7 +10,7 @@ import path from "node:path";
 
 const SRC = new URL("../src/", import.meta.url);
 const FOLDERS = ["page", "worker", "sw", "shared"];
-/** What each folder may import besides itself (bare package names, such as "fzstd", are not the project's). */
+/** What each folder may import besides itself (bare package names, such as "zstddec", are not the project's). */
 const MAY_IMPORT = { page: ["shared"], worker: ["shared"], sw: ["shared"], shared: [] };
 
 /** Every .js file under web/src, as paths relative to it. */
@@ -63,7 +63,7 @@ test("a worker, service-worker or shared module reaching outside is caught, and 
     "worker/boot/core.js": 'import { x } from "../pack.js";\nimport { keys } from "../../page/store.js";',
     "worker/worker.js": '/** @param {import("../page/cell/state.js").CellState} s */\nimport("../shared/protocol.js");',
     "sw/sw.js": 'import "../worker/lz4.js";',
-    "shared/protocol.js": 'export { STAGE } from "../worker/worker.js";\nimport { decompress } from "fzstd";',
+    "shared/protocol.js": 'export { STAGE } from "../worker/worker.js";\nimport { ZSTDDecoder } from "zstddec";',
     "page/main.js": 'import { boot } from "../worker/boot/boot.js";\nimport { STAGE } from "../shared/protocol.js";',
     "page/cell/state.js": 'import { NEEDS } from "../../shared/protocol.js";\nimport { el } from "../dom.js";',
     "loose.js": "",

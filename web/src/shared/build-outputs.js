@@ -10,12 +10,17 @@
  * Python then starts cold, and the wheels are loaded with Pyodide's loadPackage.
  */
 
-/** File names: the first four in assets/pyodide/, the judge's zip and the author's folder in assets/tl/. */
+/** File names: in assets/pyodide/, but the judge's zip and the author's folder in assets/tl/. */
 export const OUTPUTS = Object.freeze({
   wheelsList: "wheels.json",
   pyodideLock: "pyodide-lock.json",
   wheelsPack: "judge-wheels.pack",
   judgeZip: "checker.zip",
+  // The standard library's modules start-up imports (issue 30; the rest: the list), a stored zip, which travels as
+  // its zstd frame (name + compactSuffix).
+  stdlibStart: "python_stdlib-start.zip",
+  coreZst: "pyodide.asm.wasm.zst", // the core and its loader as zstd frames (tools/precompress.py), fetched first
+  loaderZst: "pyodide.asm.mjs.zst", // (issue 30)
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
   loaderGz: "pyodide.asm.mjs.gz",
   compactSuffix: ".zst", // a snapshot part's or a pack's compact copy (zstd, tools/pack.py compact): its name + this
@@ -32,7 +37,8 @@ export const OUTPUTS = Object.freeze({
  * WORKDIR: the snapshot's warm check writes there too); `handoffCache`: the Cache Storage name the worker hands its
  * downloads over in, which the service worker takes them from; `hashHeader`: the header the service worker keeps
  * each stored file's hash in, by which the worker tells a file of the offline copy (not handed off again)
- * (tools/offline.py writes these two into sw.js).
+ * (tools/offline.py writes these two into sw.js); `stdlibRest`: where the worker writes the rest of the standard
+ * library when it arrives, after ready (checker/later.py serves imports from it).
  */
 export const RUNTIME = Object.freeze({
   home: "/home/pyodide",
@@ -40,6 +46,7 @@ export const RUNTIME = Object.freeze({
   workDir: "/tmp/tl",
   handoffCache: "tinyllm-handoff",
   hashHeader: "X-TL-SHA256",
+  stdlibRest: "/lib/python_stdlib-rest.zip",
 });
 
 /**
@@ -65,7 +72,10 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
- *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number}} WheelsList
+ *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number,
+ *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
+ *   wheelsRest: string, laterWheels: string[],
+ *   snapshotDeltaBytes: number, snapshotDeltaSum: number, lock: object|null}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
  *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
@@ -75,6 +85,13 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
  *   `startBytes`: what a start that restores the snapshot downloads (`startCompactBytes` with the compact copies),
  *   0 when not known: the start-up progress bar's total.
+ *   `stdlib`: the start-up standard library (OUTPUTS.stdlibStart) or ""; `stdlibRest` and `numpyRest`: the rest of
+ *   the standard library and of numpy, fetched after ready, or "" (issue 30), and `wheelsRest` the judge's wheels'
+ *   sources that the snapshot holds the modules of; `laterStdlib`, `laterNumpy` and `laterWheels`: the module
+ *   names in them, which an import waits for (checker/later.py). `snapshotDeltaBytes` and
+ *   `snapshotDeltaSum`: the snapshot is a delta against the core's initial memory of that length and checksum
+ *   (snapshot-delta.js), or 0. `lock`: the part of Pyodide's lock file its loadPackage can need, handed to it
+ *   (`lockFileContents`) so that the whole file is not fetched, or null.
  */
 
 /**
@@ -94,6 +111,11 @@ export function readWheelsList(data) {
   if (data.numpy_dynlibs !== undefined && !strings(data.numpy_dynlibs)) {
     throw new Error(`${OUTPUTS.wheelsList}: numpy_dynlibs is not a list of paths`);
   }
+  for (const key of ["later_stdlib", "later_numpy", "later_wheels"]) {
+    if (data[key] !== undefined && !strings(data[key])) {
+      throw new Error(`${OUTPUTS.wheelsList}: ${key} is not a list of module names`);
+    }
+  }
   return {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: [...(data.snapshot || [])], numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
@@ -101,6 +123,11 @@ export function readWheelsList(data) {
     compact: data.compact === true,
     snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0, numpyDynlibs: [...(data.numpy_dynlibs || [])],
     startBytes: Number(data.start_bytes) || 0, startCompactBytes: Number(data.start_compact_bytes) || 0,
+    stdlib: name("stdlib"), stdlibRest: name("stdlib_rest"), numpyRest: name("numpy_rest"),
+    laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
+    wheelsRest: name("wheels_rest"), laterWheels: [...(data.later_wheels || [])],
+    snapshotDeltaBytes: Number(data.snapshot_delta_bytes) || 0, snapshotDeltaSum: Number(data.snapshot_delta_sum) || 0,
+    lock: data.lock && typeof data.lock === "object" && data.lock.packages ? data.lock : null,
   };
 }
 

@@ -3,21 +3,27 @@
  * files' bytes back to back, in an LZ4 container. Writing each file from JavaScript replaces Python's zipfile
  * running in WebAssembly (~320 ms for numpy).
  */
-import { decompress as zstd } from "fzstd";
 import { containedSize, decode, isContainer } from "./lz4.js";
+import { isZstd, zstd, zstdNow } from "./zstd.js";
 
 const MAGIC = "TLPK1\n";
-
-const ZSTD = [0x28, 0xb5, 0x2f, 0xfd];
 
 /** The bytes of a downloaded file, decompressed: an LZ4 container, a compact copy (a zstd frame, tools/pack.py
  * compact), gzip (older builds), or as they are. */
 export async function unwrap(bytes) {
   if (isContainer(bytes)) return decode(bytes);
-  if (bytes.length > 4 && ZSTD.every((b, i) => bytes[i] === b)) return zstd(bytes);
+  if (isZstd(bytes)) return zstd(bytes);
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** The same for a file needed at once (an import waiting for it, boot/later.js): an LZ4 container or a compact
+ * copy, decoded without waiting; anything else as it is. */
+export function unwrapNow(bytes) {
+  if (isContainer(bytes)) return decode(bytes);
+  if (isZstd(bytes)) return zstdNow(bytes);
+  return bytes;
 }
 
 /**

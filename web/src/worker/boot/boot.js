@@ -16,6 +16,7 @@ import { installJudge } from "./judge.js";
 import { loadNumpy } from "./numpy.js";
 import { loadPytest } from "./pytest.js";
 import { handedOff } from "./handoff.js";
+import { expectLater, fetchLater } from "./later.js";
 
 const ready = (ctx, stage, extra = {}) => ctx.post({ type: "status", stage, ms: performance.now() - ctx.t0, ...extra });
 
@@ -34,8 +35,10 @@ export function boot(report) {
   files.catch(ctx.snapshotAsked.settle);
   const stages = {};
   // 3. Python started, restored from the snapshot or cold, and the judge installed: "python".
+  let later = null;
   stages[STAGE.python] = files.then(async (f) => {
     const session = await installJudge(await startPython(ctx, f, loader), f);
+    later = expectLater(ctx, session); // before any learner code: an import of a later module waits for it
     ready(ctx, STAGE.python, { snapshot: session.restored, compact: await f.compact });
     return session;
   });
@@ -50,7 +53,9 @@ export function boot(report) {
   stages[STAGE.pytest] = stages[STAGE.numpy].then(async (session) => {
     await loadPytest(ctx, session, await files);
     ready(ctx, STAGE.pytest);
-    handedOff(ctx).then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
+    // 6. What start-up did not need (later.js), then the hand-off.
+    fetchLater(ctx, session, later).catch(() => {}).then(() => handedOff(ctx))
+      .then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
     return session;
   });
   for (const stage of STAGES) {

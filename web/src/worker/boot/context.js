@@ -20,12 +20,15 @@ export function signal() {
 /**
  * @typedef {{post: (msg: object) => void, fatal: (message: string) => void, t0: number, assets: URL, index: string,
  *   chosen: string, loading: import("./downloads.js").Loading, line: import("./line.js").Meter,
- *   coreIn: Signal, snapshotAsked: Signal, handoffs: Promise<void>[]}} Boot
+ *   coreIn: Signal, snapshotAsked: Signal, handoffs: Promise<void>[], deltaBytes: number,
+ *   initialMemory: Uint8Array|null}} Boot
  *   `post` and `fatal`: how the worker reports (a message to the page; a start-up that failed for good);
  *   `t0`: when start-up began, for the times the page is told; `assets`: the site's assets/ folder, `index`:
  *   Pyodide's files in it; `chosen`: the start the worker's name forces, or ""; `coreIn`: settles once the core
  *   has arrived; `snapshotAsked`: once the snapshot has been requested, or it is known that it will not be (the
- *   loader waits for it: core.js runLoader); `handoffs`: each copy being written for the service worker.
+ *   loader waits for it: core.js runLoader); `handoffs`: each copy being written for the service worker;
+ *   `deltaBytes`: how much of the core's initial memory the snapshot is a delta against (the wheels list says),
+ *   and `initialMemory` that much of it, kept as the core is instantiated (core.js) for python.js to undo it.
  */
 
 /**
@@ -45,5 +48,6 @@ export function createContext({ post, fatal }, scope = self) {
     // and the benchmark (compact: the snapshot, from the compact copies), or "": the line's measure chooses.
     chosen: startChosen(scope.name),
     loading: noneArrived(), line: createMeter(coreIn.promise), coreIn, snapshotAsked: signal(), handoffs: [],
+    deltaBytes: 0, initialMemory: null,
   };
 }

@@ -2,12 +2,14 @@
  * The core, the standard library and the loader, requested as the worker starts. Pyodide requests its core and its
  * standard library only once it has the snapshot in hand, so their download and the core's compilation would wait
  * for the snapshot's download; requested here at once, the core compiles in the background while the snapshot
- * arrives, and Pyodide's own requests for these two files are answered from here (answerPyodide). The core and the
- * loader come gzipped (tools/precompress.py): much less to download (bench/README.md, "Start-up design decisions").
+ * arrives, and Pyodide's own requests for these two files are answered from here (answerPyodide). The core comes
+ * as a zstd frame and the loader gzipped (tools/precompress.py): much less to download (bench/README.md, "Start-up
+ * design decisions").
  */
 import { OUTPUTS } from "../../shared/build-outputs.js";
 import { counted } from "./line.js";
 import { handingOff } from "./handoff.js";
+import { zstd, zstdReady } from "../zstd.js";
 
 /**
  * Request the core, the loader and the standard library, and answer Pyodide's requests for them.
@@ -16,31 +18,67 @@ import { handingOff } from "./handoff.js";
  *   null (runLoader): loadPyodide waits for it (python.js)
  */
 export function requestCore(ctx) {
+  zstdReady().catch(() => {}); // the decoder, instantiated while the first bytes are on their way
   const realFetch = handingOff(ctx, self.fetch.bind(self));
   const wasmURL = `${ctx.index}pyodide.asm.wasm`;
-  const stdlibURL = `${ctx.index}python_stdlib.zip`;
+  const stdlibURL = ctx.index + OUTPUTS.stdlibStart; // the start-up part (issue 30): python.js names it to Pyodide
   const core = compileCore(ctx, realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
   const loader = runLoader(ctx, realFetch);
-  const stdlib = realFetch(stdlibURL).then((r) => counted(ctx.line, r));
+  const stdlib = fetchStdlib(ctx, realFetch, stdlibURL);
   stdlib.catch(() => {});
   core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
-  answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL });
+  answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL });
   return loader;
 }
 
+/** The start-up standard library (a stored zip) from its zstd frame, as a response Pyodide takes; else as it is. */
+async function fetchStdlib(ctx, realFetch, stdlibURL) {
+  try {
+    const response = await realFetch(stdlibURL + OUTPUTS.compactSuffix);
+    if (response.ok) {
+      const zip = await zstd(new Uint8Array(await counted(ctx, response).arrayBuffer()));
+      return new Response(zip, { headers: { "Content-Type": "application/zip" } });
+    }
+  } catch { /* the zip itself */ }
+  return counted(ctx, await realFetch(stdlibURL));
+}
+
+/** The text of the loader from its zstd frame (precompress.py), or null. */
+async function loaderText(ctx, realFetch) {
+  try {
+    const response = await realFetch(ctx.index + OUTPUTS.loaderZst);
+    if (response.ok) return new TextDecoder().decode(await zstd(new Uint8Array(await counted(ctx, response).arrayBuffer())));
+  } catch { /* its gzipped copy */ }
+  const response = await inflated(ctx, realFetch, ctx.index + OUTPUTS.loaderGz, "text/javascript");
+  return response ? response.text() : null;
+}
+
 /** A response with the inflated body of `url`, a gzipped copy (tools/precompress.py), or null if there is none;
- * `whenIn` as for line.js counted. */
+ * `whenIn` is called once its whole body is in (line.js counted). */
 async function inflated(ctx, realFetch, url, type, whenIn = undefined) {
   if (typeof DecompressionStream !== "function") return null;
   const response = await realFetch(url).catch(() => null);
   if (!response || !response.ok || !response.body) return null;
-  return new Response(counted(ctx.line, response, whenIn).body.pipeThrough(new DecompressionStream("gzip")),
+  return new Response(counted(ctx, response, whenIn).body.pipeThrough(new DecompressionStream("gzip")),
     { headers: { "Content-Type": type } });
 }
 
-/** The core, compiled as its gzipped copy streams in, else from the original. */
+/**
+ * The core from its zstd copy (tools/precompress.py: 0.6 MB smaller than gzipped), decoded once it is in by zstd's
+ * own decoder in WebAssembly (zstd.js, as fast as the browser's gzip) and compiled; else compiled as its gzipped
+ * copy streams in; else from the original. The zstd copy is not compiled as it streams in: the decoder takes
+ * whole frames, and on a slow line the core is in long before the snapshot, so its compilation still overlaps
+ * the snapshot's download.
+ */
 async function compileCore(ctx, realFetch, wasmURL) {
+  try {
+    const response = await realFetch(ctx.index + OUTPUTS.coreZst);
+    if (response.ok && response.body) {
+      const bytes = new Uint8Array(await counted(ctx, response, ctx.coreIn.settle).arrayBuffer());
+      return await WebAssembly.compile(await zstd(bytes));
+    }
+  } catch { /* the gzipped copy, then the original */ }
   const response = await inflated(ctx, realFetch, ctx.index + OUTPUTS.coreGz, "application/wasm", ctx.coreIn.settle);
   if (response) {
     try {
@@ -51,7 +89,7 @@ async function compileCore(ctx, realFetch, wasmURL) {
 }
 
 /**
- * Pyodide's loader module (pyodide.asm.mjs) from its gzipped copy: imported from a blob of its inflated text, and
+ * Pyodide's loader module (pyodide.asm.mjs) from its zstd or gzipped copy: imported from a blob of its text, and
  * its factory handed to loadPyodide (`createPyodideModule`), which then does not import the original. Resolves to
  * the factory, or null when it could not (Pyodide then imports the original itself). The module finds nothing
  * through its own address: Pyodide gives it the core's address (`locateFile`) and the core.
@@ -59,9 +97,9 @@ async function compileCore(ctx, realFetch, wasmURL) {
 async function runLoader(ctx, realFetch) {
   let url = "";
   try {
-    const response = await inflated(ctx, realFetch, ctx.index + OUTPUTS.loaderGz, "text/javascript");
-    if (!response) return null;
-    url = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
+    const text = await loaderText(ctx, realFetch);
+    if (text === null) return null;
+    url = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
     // Evaluating it holds this thread for a moment, which would look like a slow line, and would hold back the
     // snapshot's request, which follows the line's measure.
     await Promise.all([ctx.line.measured, ctx.snapshotAsked.promise]);
@@ -78,9 +116,9 @@ async function runLoader(ctx, realFetch) {
  * Answer Pyodide's own requests for the standard library (the response already on its way, once) and the core
  * (a stub response that `WebAssembly.instantiateStreaming` recognises and instantiates from the module compiled
  * here), by patching `fetch` and `WebAssembly.instantiateStreaming`; any other request, or one these cannot
- * answer, goes to the network.
+ * answer, goes to the network. The core's initial memory is kept as it is instantiated (keepInitialMemory).
  */
-function answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL }) {
+function answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL }) {
   let stdlibOnce = stdlib;
   const stubs = new WeakSet();
   self.fetch = (input, init) => {
@@ -102,8 +140,23 @@ function answerPyodide({ realFetch, core, stdlib, wasmURL, stdlibURL }) {
   const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
     const response = await source;
-    if (!stubs.has(response)) return instantiateStreaming(response, imports);
-    const module = await core;
-    return { module, instance: await WebAssembly.instantiate(module, imports) };
+    const made = stubs.has(response)
+      ? { module: await core, instance: await WebAssembly.instantiate(await core, imports) }
+      : await instantiateStreaming(response, imports);
+    keepInitialMemory(ctx, made.instance, imports);
+    return made;
   };
+}
+
+/**
+ * The core's memory as instantiating it left it, its data segments laid out and nothing run yet: the first
+ * `ctx.deltaBytes` of it, which the snapshot is a delta against (python.js undoes it). Kept once, for the first
+ * instance (Pyodide's), as the loader writes to the memory before the snapshot is restored.
+ */
+function keepInitialMemory(ctx, instance, imports) {
+  if (!ctx.deltaBytes || ctx.initialMemory) return;
+  const memory = instance.exports.memory || imports?.env?.memory;
+  if (memory instanceof WebAssembly.Memory && memory.buffer.byteLength >= ctx.deltaBytes) {
+    ctx.initialMemory = new Uint8Array(memory.buffer, 0, ctx.deltaBytes).slice();
+  }
 }

@@ -18,7 +18,7 @@ const reportLoading = ({ post, t0, loading }) => post({ type: "loading",
   received: Math.min(loading.received, loading.total), total: loading.total, ms: Math.round(performance.now() - t0) });
 
 /** `bytes` more have arrived: tell the page, unless it was told less than LOADING_MS ago. */
-function arrived(ctx, bytes) {
+export function arrived(ctx, bytes) {
   const { loading } = ctx;
   loading.received += bytes;
   const now = performance.now();

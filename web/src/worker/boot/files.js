@@ -25,6 +25,7 @@ export async function requestFiles(ctx) {
   const response = await fetch(ctx.index + OUTPUTS.wheelsList);
   if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
   const list = readWheelsList(await response.json());
+  ctx.deltaBytes = list.snapshotDeltaBytes; // core.js keeps that much of the core's initial memory
   const compact = compactWorthIt(ctx, list);
   const named = (name) => compact.then((yes) => ctx.index + name + (yes ? OUTPUTS.compactSuffix : ""));
   const restoring = list.snapshot.length

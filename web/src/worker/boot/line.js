@@ -8,38 +8,52 @@
  * decisions".
  *
  * The line's speed is what the start-up downloads (the core, the standard library) have brought in since their
- * first byte, per ms, read once it can be told: when `coreIn` settles (core.js: the core's first bytes, see
- * `counted`; without its gzipped copy, the core compiled), or DECIDE_MS after that first byte.
+ * first byte, per ms, read once it can be told: when MEASURE_BYTES have come in, when `coreIn` settles (core.js:
+ * the whole core is in, see `counted`; without its compressed copy, the core compiled), or DECIDE_MS after that
+ * first byte, whichever is first. The snapshot is requested only then, so on a fast line the measure must not
+ * wait for the whole core.
  */
+
+import { arrived } from "./downloads.js";
 
 export const COLD_START_MS = 3000;
 const DECIDE_MS = 400;
+/** Enough bytes to tell the line's speed by: on a fast line they are in long before the whole core is. */
+const MEASURE_BYTES = 1 << 20;
 /** Below this (bytes per ms, as the meter measures), the compact copies are worth their slower decoding. */
 export const COMPACT_BELOW = 8_000;
 
 /**
- * @typedef {{bytes: number, first: number, firstByte: () => void, measured: Promise<unknown>}} Meter
+ * @typedef {{bytes: number, first: number, firstByte: () => void, enough: () => void,
+ *   measured: Promise<unknown>}} Meter
  *   bytes counted since the `first` arrived (its time; 0: none yet); `measured` settles once the line's speed can
- *   be told
+ *   be told (`enough`: MEASURE_BYTES are in)
  */
 
 /** A meter that has counted nothing; `coreIn` settles once the core has arrived. @returns {Meter} */
 export function createMeter(coreIn) {
   let firstByte;
+  let enough;
   const firstByteSeen = new Promise((resolve) => { firstByte = resolve; });
+  const enoughSeen = new Promise((resolve) => { enough = resolve; });
   const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-  return { bytes: 0, first: 0, firstByte, measured: Promise.race([coreIn, firstByteSeen.then(() => sleep(DECIDE_MS))]) };
+  return { bytes: 0, first: 0, firstByte, enough,
+    measured: Promise.race([coreIn, enoughSeen, firstByteSeen.then(() => sleep(DECIDE_MS))]) };
 }
 
 /**
- * `response` with its body counted by the `meter` as the network delivers it: a branch of the body (tee) is read
- * as fast as it arrives, so the count measures the line, not the consumer (compiling the core, when the machine
- * is busy, reads slower than a fast line delivers); the tee holds the chunks for the consumer meanwhile.
- * `whenIn` is called once the whole body is in, and also with each chunk's size as it arrives (so a `whenIn` that
- * settles a promise settles it at the first chunk: the core's, core.js compileCore).
+ * `response` with its body counted as the network delivers it, by the line's meter (`ctx.line`) and by the progress
+ * bar (downloads.js `arrived`): a branch of the body (tee) is read as fast as it arrives, so the count measures the
+ * line, not the consumer (compiling the core, when the machine is busy, reads slower than a fast line delivers);
+ * the tee holds the chunks for the consumer meanwhile. `whenIn` is called once, when the whole body is in (or
+ * could not be read): for the core, that settles `coreIn` (core.js compileCore), which ends the line's measure.
+ * (Before issue 30 it was also called with each chunk's size, so `coreIn` settled on the core's first chunk and
+ * the measure ended early; and the core's and the standard library's bytes never reached the progress bar.)
+ * @param {{line: Meter}} ctx  the start-up's context (context.js), whose progress count downloads.js keeps
  */
-export function counted(meter, response, whenIn = () => {}) {
+export function counted(ctx, response, whenIn = () => {}) {
   if (!response.body) return response;
+  const meter = ctx.line;
   const [body, probe] = response.body.tee();
   (async () => {
     const reader = probe.getReader();
@@ -51,9 +65,10 @@ export function counted(meter, response, whenIn = () => {}) {
         meter.firstByte();
       }
       meter.bytes += value.byteLength;
-      whenIn(value.byteLength);
+      if (meter.bytes >= MEASURE_BYTES) meter.enough();
+      arrived(ctx, value.byteLength);
     }
-  })().catch(() => {}).finally(whenIn);
+  })().catch(() => {}).finally(() => whenIn());
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 

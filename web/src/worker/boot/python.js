@@ -12,9 +12,13 @@
  * copies the snapshot into it as it is, so the snapshot would not fit ("offset is out of bounds"). The same hook
  * first grows the memory to the snapshot's size, the way the core itself grows it (Emscripten's
  * emscripten_resize_heap, which also renews the runtime's views of it), on the module the factory is building
- * (withModule). The sizes: bench/README.md, "Start-up design decisions".
+ * (withModule). The sizes: bench/README.md, "Start-up design decisions". The same hook undoes the snapshot's
+ * delta against the core's initial memory (shared/snapshot-delta.js), as core.js kept it the moment the core was
+ * instantiated: by the time of this hook the loader has written a few bytes of it in the browser (not under
+ * Node.js, where the build makes the snapshot).
  */
-import { RUNTIME } from "../../shared/build-outputs.js";
+import { OUTPUTS, RUNTIME } from "../../shared/build-outputs.js";
+import { checksum, xorMemory } from "../../shared/snapshot-delta.js";
 
 const quiet = () => {};
 
@@ -27,12 +31,20 @@ const quiet = () => {};
 export async function startPython(ctx, files, loader) {
   const [{ loadPyodide }, factory] = await Promise.all([import(`${ctx.index}pyodide.mjs`), loader]);
   const module = withModule(factory || (await import(`${ctx.index}pyodide.asm.mjs`)).default);
+  // The standard library's start-up part (issue 30), the one the snapshot was made with; the rest arrives later.
+  // The part of the lock file loadPackage can need, from the wheels list, rather than the whole file; its wheels
+  // are found beside it (packageBaseUrl, which Pyodide derives only from a lock file's address).
+  const lock = files.list.lock ? { lockFileContents: files.list.lock, packageBaseUrl: ctx.index } : {};
   const options = { indexURL: ctx.index, stdout: quiet, stderr: quiet, env: { HOME: RUNTIME.home },
-    createPyodideModule: module.factory };
+    createPyodideModule: module.factory, stdLibURL: ctx.index + OUTPUTS.stdlibStart, ...lock };
   if (await files.restoring) {
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
     const memory = await files.memory;
-    const fsInit = () => bytes.then((b) => module.fit(b.length), () => {});
+    const fsInit = () => bytes.then((b) => {
+      module.undoDelta(b, files.list, ctx.initialMemory);
+      ctx.initialMemory = null;
+      module.fit(b.length);
+    }, () => {});
     try {
       const py = await loadPyodide({ ...options, _loadSnapshot: memory ?? bytes, fsInit });
       return { py: forgetSnapshot(py), restored: true };
@@ -54,6 +66,15 @@ function withModule(factory) {
     },
     fit(bytes) {
       if (module && module.HEAPU8 && module.HEAPU8.length < bytes) module._emscripten_resize_heap?.(bytes);
+    },
+    /** Undo the build's delta (shared/snapshot-delta.js) with the core's initial memory, as core.js kept it at
+     * instantiation (`initial`; else the memory as it is now); if that is not the memory the build saw, spoil the
+     * snapshot's magic number, so that Pyodide refuses it and Python starts cold. */
+    undoDelta(snapshot, { snapshotDeltaBytes: length, snapshotDeltaSum: sum }, initial) {
+      if (!length) return;
+      const heap = initial || (module && module.HEAPU8);
+      if (heap && heap.length >= length && checksum(heap, length) === sum) xorMemory(snapshot, heap, length);
+      else snapshot[0] ^= 0xff;
     },
   };
 }
