@@ -100,8 +100,8 @@ export class FakeWorker {
 }
 
 /** Run: `print:<text>` prints, `loop` spins until interrupted (as Python does), `unwind:<ms>` answers <ms> after
- *  the interrupt (a slow clean-up), `swallow` takes the interrupt and spins on (code that catches
- *  KeyboardInterrupt), `stuck` never answers, else ok.
+ *  the interrupt (a slow clean-up), `swallow` takes every interrupt and spins on (code that catches
+ *  KeyboardInterrupt), `lose` takes the first interrupt and spins on but answers the second, `stuck` never answers, else ok.
  *  Check: every name passes, unless the learner file contains `fail`, or `tamper` (refused as tampered before);
  *  a failing file with `mistake:<mutant>` gets a diagnosis naming that mutant of the request's `mistakes`. */
 export function defaultBehaviour(msg, api) {
@@ -110,10 +110,12 @@ export function defaultBehaviour(msg, api) {
     if (msg.code.startsWith("print:")) {
       api.stdout(`${msg.code.slice(6)}\n`);
       api.result({ status: "ok", stdout: `${msg.code.slice(6)}\n`, traceback: "" });
-    } else if (msg.code === "loop" || msg.code === "swallow" || msg.code.startsWith("unwind:")) {
+    } else if (["loop", "swallow", "lose"].includes(msg.code) || msg.code.startsWith("unwind:")) {
       const unwindMs = msg.code.startsWith("unwind:") ? Number(msg.code.slice(7)) : 0;
+      let lost = msg.code === "lose" ? 1 : 0;
       const spin = setInterval(() => {
         if (!api.interrupted() && !api.worker.terminated) return;
+        if ((lost-- > 0 || msg.code === "swallow") && !api.worker.terminated) return; // takes it, spins on
         clearInterval(spin);
         if (msg.code === "swallow") return;
         setTimeout(() => api.result({ status: "timeout", stdout: "", traceback: "KeyboardInterrupt\n" }), unwindMs);

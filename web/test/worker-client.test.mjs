@@ -117,11 +117,23 @@ test("code that catches the KeyboardInterrupt and carries on gets a new worker o
     t.after(() => python.dispose());
     const { result, waited } = await stopOnceStarted(python, "swallow");
     assert.equal(result.status, "stopped");
-    assert.ok(waited >= 75, "not before grace + unwind");
+    assert.ok(waited >= 150, `not before it was interrupted twice, 2 × (grace + unwind) (${waited} ms)`);
     assert.equal(python.restarts, 1);
     assert.equal(workers.length, 2);
     assert.deepEqual(python.losses, ["stopped: Python did not finish after the interrupt"]);
     assert.equal((await python.request("run", { code: "print:4", filename: "a.py" })).stdout, "4\n");
+  });
+
+test("an interrupt taken but never answered is sent once more, and the second one ends the code in the same worker",
+  async (t) => {
+    const { python, workers } = fakePython({ isolated: true, spare: false, graceMs: 20, unwindMs: 60 });
+    t.after(() => python.dispose());
+    const { result, waited } = await stopOnceStarted(python, "lose");
+    assert.equal(result.status, "stopped");
+    assert.ok(waited >= 75, `after grace + unwind (${waited} ms)`);
+    assert.equal(python.restarts, 0);
+    assert.equal(workers.length, 1);
+    assert.deepEqual(python.losses, []);
   });
 
 test("the time limit stops code without a click, counted from 'started'", async (t) => {
