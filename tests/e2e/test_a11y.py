@@ -122,7 +122,13 @@ def open_page(page, url: str, work: dict | None = None) -> None:
 
 
 def audit(page) -> list[dict]:
-    """Run axe-core on the page; every violation with its impact, rule and (up to 5) elements."""
+    """Run axe-core on the page; every violation with its impact, rule and (up to 5) elements.
+
+    Colours are read once they have settled: a control the pointer was left on (a click, then a new viewport moves
+    another button under it) fades into its hover colours, and a colour caught halfway is one no learner reads."""
+    page.mouse.move(0, 0)
+    page.wait_for_function("""() => document.getAnimations()
+        .every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')""")
     page.add_script_tag(path=str(AXE))
     return page.evaluate("""async () => {
         const r = await axe.run(document, {resultTypes: ['violations']});
