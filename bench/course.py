@@ -54,8 +54,8 @@ LINK_RE = re.compile(r"\[([^\]]*)\]\(([^)\s#]+\.md)(#[^)\s]*)?\)")
 # ---- generating a course ----------------------------------------------------------------------------------------
 
 def renamer(k: int):
-    """The text substitution of copy k: ids and folder names get +100·k, the milestone and the learner package
-    become the copy's own. Applied to every text file of the copy, so references stay consistent (a mutant's
+    """The text substitution of copy k (k >= 1; copy 0 is left as it is): ids and folder names get +100·k, the
+    milestone and the learner package become the copy's own. Applied to every text file of the copy, so references stay consistent (a mutant's
     `find` changes exactly as the reference does)."""
     words = {"E7": f"E{7 + 100 * k}", "M06": f"M{6 + 100 * k:02d}", "M07": f"M{7 + 100 * k:02d}",
              "L8": f"L{8 + 100 * k}", "L10": f"L{10 + 100 * k}"}
@@ -68,7 +68,9 @@ def renamer(k: int):
         text = ident.sub(lambda m: words[m.group(1)], text)
         return package.sub(lambda m: f"tinyllm{m.group(1)}c{k}{m.group(1)}", text)
 
-    return rename
+    # Copy 0 is the real course as it is (its ids, milestone, learner package and module map), so a generated
+    # course holds the generator's own sources and can be generated again (bench/course_test.py's clone).
+    return rename if k else (lambda text: text)
 
 
 def _rename_page(k: int):
@@ -78,7 +80,10 @@ def _rename_page(k: int):
 
 
 def _map_page(k: int) -> str:
-    return f"modules-c{k}.md"
+    """Copy k's module map. Copy 0 keeps the real course's name, as it keeps its ids: a generated course then holds
+    the generator's own sources, so it can be generated again from a clone whose course was replaced by one
+    (bench/course_test.py, whose unit tier runs tests/unit/test_bench_course.py)."""
+    return MODULE_MAP if k == 0 else f"modules-c{k}.md"
 
 
 def _copy_tree(source: Path, target: Path, rename) -> None:

@@ -213,6 +213,9 @@ def _interrupted_at(n: int, call, *args):
                 sys.setprofile(None)
                 signal.raise_signal(signal.SIGINT)
 
+    # Python's own SIGINT handler, which is not there when this process was started with SIGINT ignored (a
+    # background job of a shell without job control): the browser's Stop raises KeyboardInterrupt regardless.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.setprofile(hook)
     try:
         return call(*args), False, calls
@@ -220,6 +223,7 @@ def _interrupted_at(n: int, call, *args):
         return None, True, calls
     finally:
         sys.setprofile(None)
+        signal.signal(signal.SIGINT, handler)
 
 
 ENTRIES = {  # entry point -> its arguments, and the status it gives when nothing stops it
