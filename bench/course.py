@@ -387,12 +387,35 @@ class Preview:
 
     def edit_and_wait(self, path: Path, url: str, marker: str, timeout: float) -> dict:
         """Edit `path`, then wait until the preview serves `url` with the edit; seconds from the save, the
-        builds it took (more than one when another change landed meanwhile) and the build's own time."""
-        before = self.state()["version"]
+        builds it took (more than one when another change landed meanwhile) and the build's own time. For an
+        exercise's edit, also the seconds from the save until the preview showed the gate's verdict
+        (`gate_s`, its state's `gate` replaced) and the gate's own time (`gate_own_s`)."""
+        first = self.state()
+        before, gate_before = first["version"], first.get("gate")
         started = time.perf_counter()
         _append(path, marker)
-        state = self.wait(lambda s: s["version"] > before and marker.encode() in self.get(url), timeout)
-        return {"s": time.perf_counter() - started, "builds": state["version"] - before, "build_s": state["ms"] / 1000}
+        gate: dict = {}
+
+        def done(state: dict) -> bool:
+            if not gate and state.get("gate") and state["gate"] != gate_before:
+                gate.update(gate_s=time.perf_counter() - started, gate_own_s=state["gate"]["ms"] / 1000,
+                            gate_ok=state["gate"]["ok"])
+            return state["version"] > before and marker.encode() in self.get(url)
+
+        deadline = time.monotonic() + timeout
+        while True:  # self.wait, with the gate's verdict noted on the way
+            state = self.state()
+            if not gate and state.get("gate") and state["gate"] != gate_before:
+                done(state)
+            if not state["building"] and state["errors"]:
+                raise BenchError("the preview's build failed:\n" + "\n".join(state["errors"][:20]))
+            if not state["building"] and done(state):
+                break
+            if time.monotonic() > deadline:
+                raise BenchError(f"the preview did not finish within {timeout:g} s")
+            time.sleep(POLL)
+        return {"s": time.perf_counter() - started, "builds": state["version"] - before,
+                "build_s": state["ms"] / 1000, **gate}
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -474,6 +497,14 @@ def measure(course: Generated, repeat: int, log=print) -> dict:
             runs.append(_validate(course, 2, cache))
         step(f"validate_changed_{kind}", {"id": ex.id, **_medians(runs)})
     step("sizes", _sizes(course.root / "site"))
+    edit_loop(course, cache, repeat, step)
+    step("pyodide_validate", _pyodide(course))
+    return out
+
+
+def edit_loop(course: Generated, cache: Path, repeat: int, step) -> None:
+    """The preview's first build, then `repeat` edits of one lesson page and of the heaviest exercise's tests."""
+    targets = _targets(course)
     preview = Preview(course, cache)
     try:
         started = time.perf_counter()
@@ -488,8 +519,6 @@ def measure(course: Generated, repeat: int, log=print) -> dict:
             step(f"preview_{kind}", {"file": str(path.relative_to(course.root)), **_medians(runs)})
     finally:
         preview.close()
-    step("pyodide_validate", _pyodide(course))
-    return out
 
 
 # ---- the report -------------------------------------------------------------------------------------------------
@@ -615,12 +644,20 @@ def main(argv: list[str] | None = None) -> int:
                         "run, to show the growth per exercise (default 8; 0 for none)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each cheap figure (default 3)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="generate into DIR/n<N>/ and keep the courses")
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "course-latest.md",
-                        help="the Markdown report; the JSON goes next to it (default bench/results/course-latest.md)")
+    parser.add_argument("--out", type=Path, help="the Markdown report; the JSON goes next to it (default "
+                        "bench/results/course-latest.md, or course-edit-loop-latest.md with --edit-loop-only)")
     parser.add_argument("--generate-only", action="store_true", help="write the course(s) and stop")
     parser.add_argument("--from-json", type=Path, metavar="FILE", help="only write the Markdown report (--out) "
                         "again from the JSON of an earlier run")
+    parser.add_argument("--edit-loop-only", type=Path, metavar="CACHE", help="only the preview's edit loop, on a "
+                        "course of --count exercises generated into --keep (or a temporary folder), with a copy of "
+                        "the validation cache CACHE (a build's .cache/validate of the same course) so that its "
+                        "first build is warm; the report goes to --out (default course-edit-loop-latest.md)")
     args = parser.parse_args(argv)
+    if args.edit_loop_only:
+        return edit_loop_only(args.count, args.edit_loop_only, args.repeat, args.keep,
+                              args.out or REPO / "bench" / "results" / "course-edit-loop-latest.md")
+    args.out = args.out or REPO / "bench" / "results" / "course-latest.md"
     if args.from_json:
         data = json.loads(args.from_json.read_text(encoding="utf-8"))
         args.out.write_text(report(data["results"], data["meta"]), encoding="utf-8")
@@ -663,6 +700,56 @@ def main(argv: list[str] | None = None) -> int:
                                              encoding="utf-8")
     print(f"wrote {args.out} and {args.out.with_suffix('.json').name}")
     if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def edit_loop_only(count: int, cache: Path, repeat: int, keep: Path | None, out: Path) -> int:
+    """bench.course --edit-loop-only: the edit loop of a course of `count` exercises, its validation warm."""
+    base = (keep or Path(tempfile.mkdtemp(prefix="tl-course-"))).resolve()
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
+                            text=True).stdout.strip()
+    root = base / f"n{count}"
+    shutil.rmtree(root, ignore_errors=True)
+    platform = freeze(base / "platform")
+    course = generate(root, count, platform=platform)
+    shutil.copytree(cache, root / "cache")
+    rows: dict = {"n": count, "load_average": os.getloadavg()}
+
+    def step(name: str, value):
+        rows[name] = value
+        print(f"N={count} {name}: " + str({k: round(v, 2) if isinstance(v, float) else v
+                                          for k, v in value.items() if k != "runs"}), flush=True)
+
+    try:
+        edit_loop(course, root / "cache", repeat, step)
+    except BenchError as exc:
+        print(f"bench.course: {exc}\n(the generated course is kept in {base})", file=sys.stderr)
+        return 1
+    rows["load_average_after"] = os.getloadavg()
+    page, ex = rows["preview_page"], rows["preview_exercise"]
+    lines = ["# The author's edit loop on a generated course", "",
+             f"`python -m bench.course --edit-loop-only CACHE --count {count} --repeat {repeat}` on "
+             f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, commit {commit}. The preview "
+             "(`python -m authoring.preview`) on a course of "
+             f"{count} exercises, its validation cache warm; load average {rows['load_average'][0]:.2f} before, "
+             f"{rows['load_average_after'][0]:.2f} after. Medians of {repeat} edits.", "",
+             "| figure | seconds | target (issue 34) |", "|---|---:|---|",
+             f"| preview: first build (validation from the cache) | {rows['preview_first_build']['s']:.2f} | |",
+             f"| one page edited ({page['file']}) → served with the edit | {page['s']:.2f} | < 2 s |",
+             f"| … of which the build | {page['build_s']:.2f} | |",
+             f"| one exercise's hidden tests edited ({ex['file']}) → the gate's verdict shown | "
+             f"{ex.get('gate_s', float('nan')):.2f} | < 5 s |",
+             f"| … of which the gate itself | {ex.get('gate_own_s', float('nan')):.2f} | |",
+             f"| … → validated in full, its bundle served with the edit | {ex['s']:.2f} | |",
+             f"| … of which the build | {ex['build_s']:.2f} | |", "",
+             "Builds per edit: at most " + str(max(page["builds"], ex["builds"])) + " (more than 1 would be a "
+             "rebuild that was not the edit's own).", ""]
+    out.write_text("\n".join(lines), encoding="utf-8")
+    out.with_suffix(".json").write_text(json.dumps({"commit": commit, "results": rows}, indent=1) + "\n",
+                                        encoding="utf-8")
+    print(f"wrote {out}")
+    if not keep:
         shutil.rmtree(base, ignore_errors=True)
     return 0
 
