@@ -1,9 +1,13 @@
 """`ol` on its own: installed from the built site's package index into a fresh virtual environment outside the
 repository, then used in empty folders, and its progress carried to the browser and back.
 
-The chain is the real course's: every module is started and checked in dependency order with the reference as
-the learner's own code (the manifests say which modules and in which order, nothing is named here), so each
-check uses the learner's own passed files for what it builds on, exactly as a learner's repository would.
+The chain is one of the real course's: the module that builds on the most others, and what it builds on, started and
+checked in dependency order with the reference as the learner's own code (the manifests say which modules and in
+which order, nothing is named here), so each check uses the learner's own passed files for what it builds on,
+exactly as a learner's repository would. One chain, not every module: that each module's reference passes under
+the same judge is validation's (CPython) and the course check's (the browser); what is tested here is `ol` and its
+round trip through the browser, at a cost that does not grow with the course (bench/README.md, "The cost of a
+course": every module, at N = 100, was most of the end-to-end tier's growth).
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SITE, served
 from course import manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,17 +27,15 @@ INSTALL_S = 900  # numpy and pytest from the package index on a slow line
 
 
 def chain() -> list[manifest.Exercise]:
-    """Every module in an order where each comes after what it requires."""
+    """The module that builds on the most others (the first by id among equals) after what it requires, each
+    after its own requirements."""
     exercises = manifest.load_all()
     by_id = {e.id: e for e in exercises.values()}
-    order: list[manifest.Exercise] = []
-    for ex in sorted(exercises.values(), key=lambda e: e.id):
-        if ex.kind != "module":
-            continue
-        for dep in [*manifest.dependency_order(ex, by_id), ex]:
-            if dep not in order:
-                order.append(dep)
-    return order
+    modules = sorted((e for e in exercises.values() if e.kind == "module"), key=lambda e: e.id)
+    if not modules:
+        return []
+    deepest = max(modules, key=lambda e: len(manifest.dependency_order(e, by_id)))
+    return [*manifest.dependency_order(deepest, by_id), deepest]
 
 
 @pytest.fixture(scope="module")
@@ -153,9 +156,16 @@ def test_ols_progress_reaches_the_browser_and_comes_back(ol_env, exported, site_
 
 
 def test_the_home_page_and_every_module_page_show_the_command_with_this_sites_address(page, site_url):
+    """Every module page's built HTML holds the command (read from the files: a cost that does not grow with the
+    course as a browser's does); the page's script fills in this site's address, seen on the home page and on
+    the first module page of the chain."""
     want = f"pip install --extra-index-url {site_url}simple/ tinyllm-ol"
     modules = [e for e in manifest.load_all().values() if e.kind == "module"]
-    for url in [site_url, *[page_url(site_url, e) for e in modules]]:
+    site = served(SITE)
+    for ex in modules:
+        html = site / ex.page.removesuffix(".md") / "index.html"
+        assert 'class="tl-ol-command"' in html.read_text(encoding="utf-8"), f"{ex.page}: no ol command"
+    for url in [site_url, *[page_url(site_url, e) for e in chain()[:1]]]:
         page.goto(url)
         command = page.locator(".tl-ol-command")
         assert command.count() >= 1, url
