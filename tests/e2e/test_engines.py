@@ -313,8 +313,14 @@ def test_the_course_check_runs_every_exercise_and_reports_a_broken_one(engine, s
 def test_the_ol_install_line_names_this_site(engine, site_url):
     engine.open(site_url)
     want = f"pip install --extra-index-url {site_url}simple/ tinyllm-ol"
-    assert engine.wait("() => { const c = document.querySelector('.tl-ol-command'); return c && c.textContent; }",
-                       timeout=30) == want
+    # Until the page's script fills in the address, the command holds a placeholder: wait for the address, then
+    # say what the command holds if it never came.
+    read = "() => { const c = document.querySelector('.tl-ol-command'); return c ? c.textContent : null; }"
+    filled = "(want) => { const c = document.querySelector('.tl-ol-command'); return !!c && c.textContent === want; }"
+    try:
+        engine.wait(filled, want, timeout=30, what="this site's address in the command")
+    except TimeoutError:
+        pytest.fail(f"the ol command reads {engine.js(read)!r}, not {want!r}")
     clean(engine)
 
 
