@@ -55,8 +55,8 @@ LINK_RE = re.compile(r"\[([^\]]*)\]\(([^)\s#]+\.md)(#[^)\s]*)?\)")
 
 def renamer(k: int):
     """The text substitution of copy k (k >= 1; copy 0 is left as it is): ids and folder names get +100·k, the
-    milestone and the learner package become the copy's own. Applied to every text file of the copy, so references stay consistent (a mutant's
-    `find` changes exactly as the reference does)."""
+    milestone and the learner package become the copy's own. Applied to every text file of the copy, so references
+    stay consistent (a mutant's `find` changes exactly as the reference does)."""
     words = {"E7": f"E{7 + 100 * k}", "M06": f"M{6 + 100 * k:02d}", "M07": f"M{7 + 100 * k:02d}",
              "L8": f"L{8 + 100 * k}", "L10": f"L{10 + 100 * k}"}
     words |= {w.lower(): v.lower() for w, v in words.items() if not w.startswith("L")}
@@ -373,11 +373,14 @@ class Preview:
     def state(self) -> dict:
         return json.loads(self.get("__preview/state"))
 
-    def wait(self, done, timeout: float) -> dict:
-        """Poll the state until `done(state)` holds for a finished build; a failed build stops the benchmark."""
+    def wait(self, done, timeout: float, seen=None) -> dict:
+        """Poll the state until `done(state)` holds for a finished build; a failed build stops the benchmark.
+        `seen(state)`, if given, is shown every state polled on the way."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             state = self.state()
+            if seen:
+                seen(state)
             if not state["building"] and state["errors"]:
                 raise BenchError("the preview's build failed:\n" + "\n".join(state["errors"][:20]))
             if not state["building"] and done(state):
@@ -396,24 +399,12 @@ class Preview:
         _append(path, marker)
         gate: dict = {}
 
-        def done(state: dict) -> bool:
+        def note_gate(state: dict) -> None:
             if not gate and state.get("gate") and state["gate"] != gate_before:
                 gate.update(gate_s=time.perf_counter() - started, gate_own_s=state["gate"]["ms"] / 1000,
                             gate_ok=state["gate"]["ok"])
-            return state["version"] > before and marker.encode() in self.get(url)
 
-        deadline = time.monotonic() + timeout
-        while True:  # self.wait, with the gate's verdict noted on the way
-            state = self.state()
-            if not gate and state.get("gate") and state["gate"] != gate_before:
-                done(state)
-            if not state["building"] and state["errors"]:
-                raise BenchError("the preview's build failed:\n" + "\n".join(state["errors"][:20]))
-            if not state["building"] and done(state):
-                break
-            if time.monotonic() > deadline:
-                raise BenchError(f"the preview did not finish within {timeout:g} s")
-            time.sleep(POLL)
+        state = self.wait(lambda s: s["version"] > before and marker.encode() in self.get(url), timeout, note_gate)
         return {"s": time.perf_counter() - started, "builds": state["version"] - before,
                 "build_s": state["ms"] / 1000, **gate}
 
@@ -468,16 +459,29 @@ def _pyodide(course: Generated) -> dict:
         {"errors": report["errors"]} if report["errors"] else {})
 
 
+def _recorder(out: dict, n: int, log):
+    """step(name, value): keep a figure in `out` and log it (rounded, without its raw runs)."""
+    def step(name: str, value: dict) -> None:
+        out[name] = value
+        shown = {k: round(v, 2) if isinstance(v, float) else v for k, v in value.items() if k != "runs"}
+        log(f"N={n} {name}: {shown}")
+
+    return step
+
+
+def _commit() -> str:
+    """This checkout's commit, `-dirty` when it has uncommitted changes (the platform measured is a copy of it)."""
+    return subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def measure(course: Generated, repeat: int, log=print) -> dict:
     """Every figure for one generated course; raw runs kept, see bench/README.md for what each one is."""
     n = len(course.ids)
     out: dict = {"n": n, "load_average": os.getloadavg(), "repeat": repeat}
     cache = course.root / "cache"
 
-    def step(name: str, value):
-        out[name] = value
-        shown = {k: round(v, 2) if isinstance(v, float) else v for k, v in value.items() if k != "runs"}
-        log(f"N={n} {name}: {shown}")
+    step = _recorder(out, n, log)
 
     step("validate_cold_jobs2", _validate(course, 2))
     step("validate_cold_jobs1", _validate(course, 1))
@@ -664,8 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sizes = sorted({n for n in (args.small, args.count) if n > 0})
     base = (args.keep or Path(tempfile.mkdtemp(prefix="tl-course-"))).resolve()
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    commit = _commit()
     results: dict[str, dict] = {}
     try:
         shutil.rmtree(base / "platform", ignore_errors=True)
@@ -707,22 +710,15 @@ def main(argv: list[str] | None = None) -> int:
 def edit_loop_only(count: int, cache: Path, repeat: int, keep: Path | None, out: Path) -> int:
     """bench.course --edit-loop-only: the edit loop of a course of `count` exercises, its validation warm."""
     base = (keep or Path(tempfile.mkdtemp(prefix="tl-course-"))).resolve()
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    commit = _commit()
     root = base / f"n{count}"
     shutil.rmtree(root, ignore_errors=True)
     platform = freeze(base / "platform")
     course = generate(root, count, platform=platform)
     shutil.copytree(cache, root / "cache")
     rows: dict = {"n": count, "load_average": os.getloadavg()}
-
-    def step(name: str, value):
-        rows[name] = value
-        print(f"N={count} {name}: " + str({k: round(v, 2) if isinstance(v, float) else v
-                                          for k, v in value.items() if k != "runs"}), flush=True)
-
     try:
-        edit_loop(course, root / "cache", repeat, step)
+        edit_loop(course, root / "cache", repeat, _recorder(rows, count, lambda line: print(line, flush=True)))
     except BenchError as exc:
         print(f"bench.course: {exc}\n(the generated course is kept in {base})", file=sys.stderr)
         return 1

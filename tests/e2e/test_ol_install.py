@@ -21,6 +21,7 @@ import pytest
 
 from conftest import SITE, served
 from course import manifest
+from e2e_helpers import uri
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_S = 900  # numpy and pytest from the package index on a slow line
@@ -111,7 +112,7 @@ def test_a_dependent_module_is_gated_until_its_requirement_passed(ol_env, tmp_pa
 
 
 def page_url(site_url: str, ex: manifest.Exercise) -> str:
-    return site_url + ex.page.removesuffix(".md") + "/"
+    return site_url + uri(ex.page)
 
 
 def test_ols_progress_reaches_the_browser_and_comes_back(ol_env, exported, site_url, page, tmp_path):
@@ -163,7 +164,7 @@ def test_the_home_page_and_every_module_page_show_the_command_with_this_sites_ad
     modules = [e for e in manifest.load_all().values() if e.kind == "module"]
     site = served(SITE)
     for ex in modules:
-        html = site / ex.page.removesuffix(".md") / "index.html"
+        html = site / uri(ex.page) / "index.html"
         assert 'class="tl-ol-command"' in html.read_text(encoding="utf-8"), f"{ex.page}: no ol command"
     for url in [site_url, *[page_url(site_url, e) for e in chain()[:1]]]:
         page.goto(url)
