@@ -10,6 +10,7 @@ exercise's files as they are now, else none.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import re
@@ -114,31 +115,41 @@ def test_calls(tests_source: str, reference: str) -> dict[str, set[str]]:
     """Each test function of a hidden test file -> the names of the learner's module it uses, directly or through
     the test file's own helpers: a function or class by name (`sample_categorical(...)`, `PCG32(...)`), or a
     method or module attribute whose name the reference defines (`gen.uniform()`, `sol.residual`)."""
-    calls = _Calls(tests_source, reference)
+    calls = _calls(tests_source, reference)
     return {name: calls.of(node) for name, node in calls.helpers.items() if name.startswith("test_")}
 
 
 def line_calls(tests_source: str, reference: str, line: int) -> set[str]:
     """What the statement at `line` of a hidden test file calls of the learner's module (as `test_calls`)."""
-    calls = _Calls(tests_source, reference)
-    statements = [n for n in ast.walk(calls.tree) if isinstance(n, ast.stmt)
-                  and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While,
-                                         ast.With, ast.If, ast.Try))
-                  and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    calls = _calls(tests_source, reference)
     found: set[str] = set()
-    for statement in statements:
-        found |= calls.of(statement)
+    for statement in calls.statements:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            found |= calls.of(statement)
     return found
 
 
+@functools.lru_cache(maxsize=8)
+def _calls(tests_source: str, reference: str) -> "_Calls":
+    """One `_Calls` per test file and reference: an exercise's mutants all ask the same pair (parsing it again for
+    each cost about 0.3 s of CPU per exercise, at every validation, build and corpus run)."""
+    return _Calls(tests_source, reference)
+
+
+# Statements whose lines hold other statements: a failing line is in one of those, not in them.
+_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.With, ast.If, ast.Try)
+
+
 class _Calls:
-    """Calls of the learner's module in a hidden test file, helpers followed."""
+    """Calls of the learner's module in a hidden test file, helpers followed. Read only once built (`of` memoises
+    helpers, which are the same whatever asks), so one instance serves every question about the pair."""
 
     def __init__(self, tests_source: str, reference: str):
         self.tree = ast.parse(tests_source)
         self.defined = {name.rpartition(".")[2] for _, _, name in function_spans(reference)}
         self.defined |= {n.name for n in ast.walk(ast.parse(reference)) if isinstance(n, ast.ClassDef)}
         self.helpers = {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.statements = [n for n in ast.walk(self.tree) if isinstance(n, ast.stmt) and not isinstance(n, _BLOCKS)]
         self.reached: dict[str, set[str]] = {}
 
     def of(self, node: ast.AST, seen: frozenset = frozenset()) -> set[str]:
