@@ -90,8 +90,11 @@ fixture-site: setup bundle ## the platform's fixture course (tests/fixtures/cour
 suite-times: build ## how long each hidden suite takes in Pyodide, as learners wait for it (EX="m07-6 ...")
 	node tools/suite_times.mjs $(EX)
 
+# The unit tier in WORKERS processes (pytest-xdist; 0: in pytest's own process), one per core: its tests are
+# Python's own work, with no browser whose timing a loaded machine changes (bench/README.md says what it saves).
+WORKERS ?= 2
 test-unit: setup-python setup-node
-	$(PY) -m pytest -q tests/unit
+	$(PY) -m pytest -q -n $(WORKERS) tests/unit
 
 test-js: setup-node
 	node --test web/test/
@@ -150,7 +153,13 @@ test: ## everything CI runs
 	@echo "all tests passed"
 
 .PHONY: prepare test-content
-prepare: build fixture-site setup-engines build-zensical ## what the tiers need: the sites, both generators, browsers
+# The site's build (validation on every core) runs beside the installs that wait on the disk and the network
+# (Debian's browsers, Zensical's venv); the two other builds come after it, since they share its caches (validation,
+# snapshot) and would otherwise validate the same exercises a second time.
+prepare: ## what the tiers need: the sites, both generators, browsers
+	@$(MAKE) --no-print-directory setup bundle
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build setup-engines setup-zensical
+	@$(MAKE) --no-print-directory fixture-site build-zensical
 
 # make bench ENGINE=firefox|webkit|phone [SITE=dir LABEL=name]: start-up and the first Check in that engine (bench/engines.py)
 # instead; SITE and LABEL measure another build and keep its row under that name.

@@ -240,7 +240,10 @@ def test_modules_that_arrive_after_ready_can_be_imported_at_once(page, fixture_u
     out = cell(page, SLUG).locator(".tl-output").inner_text()
     assert "2 [1.0, 1.0]" in out
     assert "raise LinAlgError('Last 2 dimensions of the array must be square')" in out, out
-    assert sorted(requests) == (["fetch", "fetch"] if when == "fetched after ready" else ["fetch", "fetch", "xhr", "xhr"])
+    # The worker's own requests (fetch), and only when those failed the import's synchronous ones (xhr). The offline
+    # copy may ask for the same files again (fetch) before the test ends, sooner or later as the machine is loaded.
+    assert requests.count("fetch") >= 2, requests
+    assert requests.count("xhr") == (0 if when == "fetched after ready" else 2), requests
 
 
 def edited(source: str, find: str, replace: str) -> str:
