@@ -157,7 +157,6 @@ test: ## everything CI runs
 # (Debian's browsers, Zensical's venv); the two other builds come after it, since they share its caches (validation,
 # snapshot) and would otherwise validate the same exercises a second time.
 prepare: ## what the tiers need: the sites, both generators, browsers
-	@$(MAKE) --no-print-directory setup bundle
 	@$(MAKE) --no-print-directory -j2 --output-sync=target build setup-engines setup-zensical
 	@$(MAKE) --no-print-directory fixture-site build-zensical
 
