@@ -11,7 +11,9 @@ from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, cell, failures, fixture_mod
 from tools import offline
 from authoring.serve import Handler, start_in_thread
 
-pytestmark = pytest.mark.scenario
+# `alone`: the service worker's timing (a copy filled, an update activated) is checked with no other browser on
+# the machine (Makefile, test-e2e).
+pytestmark = [pytest.mark.scenario, pytest.mark.alone]
 SLUG = LESSON_EX.slug
 FIXTURE_SITE_NAME = yaml.safe_load((FIXTURE.parent / "mkdocs.yml").read_text())["site_name"]
 
@@ -202,6 +204,10 @@ def wait_update_notice(page, server) -> None:
                     controller: w(navigator.serviceWorker.controller), caches: await caches.keys(),
                     notices: [...document.querySelectorAll('.tl-notices p')].map((p) => p.textContent)};
         }""")
+        try:  # what the worker still in control is busy with (a fill, a download): a new one waits for it to end
+            state["controller's status"] = sw_status(page)
+        except Exception as exc:  # noqa: BLE001 - the message above matters more
+            state["controller's status"] = f"not answered: {exc}"
         raise AssertionError(f"no update notice; service worker state: {state}; server: {server.log}") from None
 
 

@@ -168,6 +168,7 @@ def test_figures_are_capped_in_number_and_size(no_sw_context, recorder, fixture_
                          " <= root.getBoundingClientRect().width", root.element_handle())
 
 
+@pytest.mark.alone  # the service worker's timing: test_offline.py says why
 def test_offline_after_one_visit_that_plotted(context, recorder, fixture_url):
     page = context.new_page()
     page.goto(fixture_url + LESSON)

@@ -176,13 +176,16 @@ function fillThese(urls, whole) {
 
 /**
  * The copy's state: files and bytes held of the whole list, whether a fill is on its way (`whole`: one for
- * everything), and, when `page` is given, whether that page's scope is held (`pageSaved`).
+ * everything), the files being downloaded into it (`inflight`, which an update waits for: an event of this worker
+ * still running keeps a new version waiting), and, when `page` is given, whether that page's scope is held
+ * (`pageSaved`).
  */
 async function status(page) {
   const cache = await caches.open(CACHE);
   const held = (await cache.keys()).map((r) => r.url).filter((url) => WANTED.has(url));
   const reply = { type: "tl-sw-status", version: PRECACHE.version, cached: held.length, total: WANTED.size,
-    heldBytes: bytesOf(held), bytes: bytesOf([...WANTED.keys()]), filling: fills.waiting > 0, whole: fills.whole > 0 };
+    heldBytes: bytesOf(held), bytes: bytesOf([...WANTED.keys()]), filling: fills.waiting > 0, whole: fills.whole > 0,
+    inflight: [...inflight.keys()].map((url) => url.slice(SCOPE.length)) };
   if (page) {
     const have = new Set(held);
     reply.pageSaved = scopeOf(page).every((url) => have.has(url));
