@@ -1,13 +1,14 @@
 // The build's assertion rewriting (tools/rewriting.py, in every bundle of the built site) against what pytest
 // makes of the same files in the browser's runtime. Prints one JSON line: per exercise, whether each file's
 // precomputed code object equals pytest's own, how many the judge adopted, and both checks' outcomes.
-// usage: node rewriting_in_pyodide.mjs <site dir>
+// usage: node rewriting_in_pyodide.mjs <site dir> [slug ...]   (the bundles of those exercises only; default all)
 import { loadPyodide } from "pyodide";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { RUNTIME } from "../../web/src/shared/build-outputs.js";
 
-const site = resolve(process.argv[2]);
+const [siteArg, ...only] = process.argv.slice(2);
+const site = resolve(siteArg);
 const assets = `${site}/assets/pyodide/`;
 const py = await loadPyodide({ env: { HOME: RUNTIME.home }, stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
 const lock = JSON.parse(readFileSync(`${assets}pyodide-lock.json`, "utf8"));
@@ -17,6 +18,8 @@ py.unpackArchive(new Uint8Array(readFileSync(`${site}/assets/tl/checker.zip`)), 
 const dir = `${site}/assets/tl/exercises/`;
 const bundles = Object.fromEntries(readdirSync(dir).filter((n) => n.endsWith(".json") && n !== "index.json")
   .map((n) => [n.slice(0, -5), JSON.parse(readFileSync(dir + n, "utf8"))]));
+const checked = only.length ? only : Object.keys(bundles);
+py.globals.set("checked", py.toPy(checked));
 py.globals.set("bundles_json", JSON.stringify(bundles));
 let report;
 try {
@@ -32,7 +35,8 @@ out = {}
 def outcomes(result):
     return [(t["name"], t["outcome"]) for t in result["tests"]]
 
-for slug, b in sorted(bundles.items()):
+for slug in sorted(checked):
+    b = bundles[slug]
     files = {bundles[d]["importPath"]: bundles[d]["reference"] for d in b["requires"]}
     files[b["importPath"]] = b["reference"]
     args = dict(tests=b["tests"], files=files, learner=b["importPath"], workdir=str(work), names=b["names"])
