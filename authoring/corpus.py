@@ -296,6 +296,7 @@ def _sources(ex: Exercise, corpus: Corpus, with_mutants: bool) -> list[tuple[str
 def _job(spec: dict) -> dict:
     """In the child: judge every (label, code) of the job as the learner's file, one after another, as
     validation's full job judges the mutants (validate._run_mutants)."""
+    validate.armed_like_the_browser()
     ex = manifest.load(Path(spec["folder"]))
     deps = {path: Path(file).read_text(encoding="utf-8") for path, file in spec["deps"].items()}
     results = {}
