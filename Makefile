@@ -107,8 +107,9 @@ test-content: $(SITE) ## the course's content: validation, the diagnosis on the 
 test-pyodide: $(SITE) ## the same validation inside Pyodide under Node.js; outcomes must equal CPython's
 	$(PY) -m pytest -q tests/pyodide
 
-# In E2E_WORKERS browsers side by side (pytest-xdist, a test file per worker), then the tests marked `alone` (the
-# service worker's timing) with no other browser running; E2E_WORKERS=0 runs the first part in one process too.
+# In E2E_WORKERS browsers side by side (pytest-xdist: each worker takes tests from a share of its own, then from
+# the other's), then the tests marked `alone` (the service worker's timing) with no other browser running;
+# E2E_WORKERS=0 runs the first part in one process too.
 E2E_WORKERS ?= 2
 test-e2e: $(SITE) $(FIXTURE_SITE) setup-browser ## real headless Chromium against the built site on localhost
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist worksteal tests/e2e --ignore=tests/e2e/test_engines.py -m "not alone"
@@ -141,9 +142,9 @@ build-zensical: setup bundle setup-zensical ## the site built by Zensical (pinne
 # the page's script and the bundles decide (a reference passing, a mutant failing) is the same file under either
 # generator, so it runs once, in test-e2e; so does axe in the dark scheme (one stylesheet for both).
 test-e2e-zensical: $(ZENSICAL) setup-browser ## those end-to-end tests against build/zensical/site
-	TL_SITE=$(ZENSICAL_SITE) TL_SAMPLE=1 $(PY) -m pytest -q -n $(E2E_WORKERS) tests/e2e/test_zensical.py tests/e2e/test_content.py \
-	  tests/e2e/test_a11y.py::test_axe_finds_nothing_serious tests/e2e/test_a11y.py::test_phone_width \
-	  -k "not course_check and not dark"
+	TL_SITE=$(ZENSICAL_SITE) TL_SAMPLE=1 $(PY) -m pytest -q -n $(E2E_WORKERS) tests/e2e/test_zensical.py \
+	  tests/e2e/test_content.py tests/e2e/test_a11y.py::test_axe_finds_nothing_serious \
+	  tests/e2e/test_a11y.py::test_phone_width -k "not course_check and not dark"
 
 # Every tier in turn, each timed (build/tier-times.tsv, printed at the end): first everything the tiers need (set-up,
 # the sites, the browsers), then the platform's tiers and the content's. bench/README.md, "The cost of a course",

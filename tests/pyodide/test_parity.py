@@ -13,7 +13,6 @@ It also measures the factor validation multiplies CPython suite times by to esti
 validation cache's pyodide-factor.json.
 """
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -21,24 +20,16 @@ import pytest
 
 from authoring import validate
 from course import manifest
+from node_jobs import REPO, per_core
 
-REPO = Path(__file__).resolve().parents[2]
 ASSETS = REPO / "site" / "assets" / "pyodide"
+VALIDATE = Path(__file__).with_name("validate_in_pyodide.mjs")
 
 
-def in_pyodide(ids: list[str], env: dict[str, str], timeout: float) -> subprocess.Popen:
-    return subprocess.Popen(["node", str(Path(__file__).with_name("validate_in_pyodide.mjs")), str(REPO), str(ASSETS),
-                             *ids], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                            env={**os.environ, **env})
-
-
-def merged(procs: list[subprocess.Popen], timeout: float) -> dict:
-    """The reports of validate_in_pyodide.mjs processes run side by side, as one."""
+def in_pyodide(ids: list[str], env: dict[str, str], timeout: float) -> dict:
+    """Validation of `ids` (all when empty) in Pyodide, shared out over one Node.js process per core, as one report."""
     out: dict = {"errors": [], "outcomes": {}, "suite_ms": {}, "suite_runs": {}, "prints": {}, "timing": []}
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=timeout)
-        assert proc.returncode == 0, stderr[-3000:]
-        report = json.loads(stdout.strip().splitlines()[-1])
+    for report in per_core(VALIDATE, [str(REPO), str(ASSETS)], ids, timeout, env):
         out["errors"] += report["errors"]
         for key in ("outcomes", "suite_ms", "suite_runs", "prints"):
             out[key].update(report[key])
@@ -53,10 +44,7 @@ def pyodide_report():
     if not (ASSETS / "wheels.json").is_file():
         pytest.fail("site/assets/pyodide is missing: build the site first (make build)")
     slugs = sorted(manifest.load_all())
-    jobs = max(1, min(len(slugs), os.cpu_count() or 1))
-    timeout = 300 + 60 * len(slugs)
-    procs = [in_pyodide(slugs[k::jobs], {"TL_PARITY": "gate"}, timeout) for k in range(jobs)]
-    return merged(procs, timeout)
+    return in_pyodide(slugs, {"TL_PARITY": "gate"}, 300 + 60 * len(slugs))
 
 
 def test_runs_in_pyodide(pyodide_report):
@@ -139,7 +127,7 @@ def test_the_fixture_course_validates_alike_in_pyodide():
     gives CPython's verdicts and fingerprints: the machinery's parity, at a cost that does not grow with the
     course. A wasm32 difference such as numpy's 32-bit intp shows here first."""
     root = REPO / "tests" / "fixtures" / "course" / "exercises"
-    report = merged([in_pyodide([], {"TL_ROOT": "tests/fixtures/course/exercises"}, 600)], 600)
+    report = in_pyodide([], {"TL_ROOT": "tests/fixtures/course/exercises"}, 600)
     assert report["errors"] == []
     cpython, errors = validate.validate_all(root=root, runs=1)
     assert errors == []

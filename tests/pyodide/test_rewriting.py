@@ -1,13 +1,12 @@
 """The assertion rewriting the build puts into each bundle (tools/rewriting.py) is exactly what pytest makes of
 the same test files in the browser's runtime, the judge adopts it there, and the verdicts do not change."""
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from node_jobs import REPO, per_core
+
 SITE = REPO / "site"
 
 
@@ -19,15 +18,10 @@ def report():
     if not bundles.is_dir():
         pytest.fail("site/ is missing: build the site first (make build)")
     slugs = sorted(p.stem for p in bundles.glob("*.json") if p.name != "index.json")
-    jobs = max(1, min(len(slugs), os.cpu_count() or 1))
-    procs = [subprocess.Popen(["node", str(Path(__file__).with_name("rewriting_in_pyodide.mjs")), str(SITE),
-                               *slugs[k::jobs]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
-             for k in range(jobs)]
     merged = {}
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=300 + 5 * len(slugs))
-        assert proc.returncode == 0, stderr[-3000:]
-        merged.update(json.loads(stdout.strip().splitlines()[-1]))
+    for report in per_core(Path(__file__).with_name("rewriting_in_pyodide.mjs"), [str(SITE)], slugs,
+                           300 + 5 * len(slugs)):
+        merged.update(report)
     assert sorted(merged) == slugs
     return merged
 
