@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
-from . import integrity
+from . import integrity, separated
 from .isolation import CappedStream, TestTimeout, alarm, isolated, top_modules, write_tree
 from .messages import case, describe_failure, exception_line, format_traceback, frames, location, short
 
@@ -293,6 +293,7 @@ class _Job:
     display: dict[str, str] = field(default_factory=dict)
     baseline: dict | None = None
     phase: str = "import"
+    apart: separated.Learner | None = None  # the learner's own interpreter, when the check is separated
 
     def __post_init__(self) -> None:
         self.run_dir = self.workdir / f"run-{os.getpid()}-{next(_counter)}"
@@ -324,9 +325,12 @@ def _staged(job: _Job) -> Iterator[None]:
     """Stage the files: the learner's under a fresh folder, the suite under its reused one; the fresh one is
     removed after."""
     try:
-        write_tree(job.src, job.files)
+        if job.apart is None:
+            write_tree(job.src, job.files)
+            job.display = _display_names(job.src, job.files)
+        else:  # the learner's files exist only in the learner's interpreter; its frames come named
+            job.display = {separated.REMOTE + rel: rel for rel in job.files}
         job.suite = _suite_dir(job.workdir, job.tests)
-        job.display = _display_names(job.src, job.files)
         yield
     finally:
         shutil.rmtree(job.run_dir, ignore_errors=True)
@@ -419,8 +423,32 @@ def _suite_verdict(job: _Job, collector: _Collector, code: object) -> dict:
     return _verdict(job, "timeout" if interrupted else "tests", status, tests=tests, durations=durations)
 
 
+def _load_apart(job: _Job) -> dict | None:
+    """The separated path's import: the learner's interpreter loads the files, and stand-ins for its modules are
+    put where the hidden tests import them; a verdict, in the single path's words, if the import failed."""
+    loaded = job.apart.load()
+    if loaded["status"] == "timeout":
+        stopped = "stopped by the time limit"
+        return _verdict(job, "import", "timeout", message=f"your code did not finish importing: {stopped}",
+                        traceback=loaded["traceback"]
+                        + f"{stopped} while importing your code (an infinite loop at the top level?)\n")
+    if loaded["status"] != "ok":
+        return _verdict(job, "import", "error", message="your code did not run: " + loaded["message"],
+                        traceback=loaded["traceback"])
+    import sys
+
+    job.apart.install(sys.modules)
+    return None
+
+
 def _judge(job: _Job) -> dict:
     """The stages after staging, in order; the first verdict ends the check."""
+    if job.apart is not None:  # no learner code runs in this interpreter: nothing to compare with a baseline
+        verdict = _load_apart(job)
+        if verdict:
+            return verdict
+        job.phase = "tests"
+        return _suite_verdict(job, *_run_suite(job))
     verdict = _untouched_before(job) or _import_learner(job) or _untouched_during(job)
     if verdict:
         return verdict
@@ -442,7 +470,7 @@ def _failure(job: _Job, exc: BaseException) -> dict:
 
 def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, workdir: str,
           names: Iterable[str] = (), time_limit: float | None = None, only: Iterable[str] = (),
-          rewritten: Mapping | None = None) -> dict:
+          rewritten: Mapping | None = None, separate: Callable[[], object] | None = None) -> dict:
     """Run the hidden tests against learner files; the result (module docstring) says how it went and where
     it ended (`phase`).
 
@@ -452,8 +480,13 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
     names:   the catalogue's test names, in order: every one appears in the result, run or not
     only:    restrict the run to these test names (used by validation to re-check one mutant quickly)
     rewritten: the build's assertion rewriting of `tests` (adopt_rewriting), or None
+    separate: None to run the learner's code here, in this interpreter; or a function that starts the learner's
+             own interpreter and returns its channel (checker/separated.py): then no learner code runs here,
+             and what it printed comes from there
     """
     job = _Job(tests, files, learner, Path(workdir), list(names), time_limit, list(only))
+    if separate is not None:
+        job.apart = separated.Learner(separate, files, learner, time_limit)
     out = CappedStream()
     try:  # a Stop can land anywhere in here, the set-up included: it is a verdict too
         prepare()
@@ -463,7 +496,7 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
             result = _judge(job)
     except BaseException as exc:  # noqa: BLE001 - nothing throws across the boundary
         result = _failure(job, exc)
-    result["stdout"] = out.getvalue()
+    result["stdout"] = out.getvalue() if job.apart is None else job.apart.finish()
     return result
 
 

@@ -18,9 +18,23 @@ from typing import Mapping
 
 from .isolation import TestTimeout
 
+REMOTE = "\0learner/"  # the file name prefix of a learner frame from across the boundary (boundary.REMOTE)
+
 MESSAGE_CAP = 400  # characters of a per-test message
 MAX_FRAMES = 200   # traceback frames examined (the innermost ones)
 CONTEXT_CAP = 40   # characters of one value named in a "DID NOT RAISE" message
+
+
+def _extract(exc: BaseException, limit: int | None = None) -> list[traceback.FrameSummary]:
+    """The frames of `exc`, then the learner's frames it brought across the boundary (checker/boundary.py), whose
+    file names start with boundary.REMOTE and are in `names` under that prefix."""
+    found = traceback.extract_tb(exc.__traceback__, limit=limit)
+    remote = getattr(exc, "__tl_frames__", None)
+    if remote:
+        found = list(found) + [traceback.FrameSummary(REMOTE + shown, line, name, line=text, lookup_line=False)
+                               for shown, line, name, text in remote]
+        found = found[limit:] if limit and limit < 0 else found
+    return found
 
 
 def frames(exc: BaseException, names: Mapping[str, str]) -> str:
@@ -31,7 +45,7 @@ def frames(exc: BaseException, names: Mapping[str, str]) -> str:
     lines = []
     last, repeats = None, 0
     # Only the last frames: runaway recursion can leave a million of them, and the learner needs the bottom.
-    for frame in traceback.extract_tb(exc.__traceback__, limit=-MAX_FRAMES):
+    for frame in _extract(exc, limit=-MAX_FRAMES):
         shown = names.get(frame.filename) or names.get(os.path.abspath(frame.filename))
         if not shown:
             continue
@@ -69,7 +83,7 @@ def format_traceback(exc: BaseException, names: Mapping[str, str]) -> str:
 
 def _where(exc: BaseException, names: Mapping[str, str]) -> str:
     """`line 12 of tinyllm/x.py, in residual` for the deepest learner frame of `exc`, or ''."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+    for frame in reversed(_extract(exc)):
         shown = names.get(frame.filename)
         if shown:
             return f"line {frame.lineno} of {shown}, in {frame.name}"
@@ -78,7 +92,7 @@ def _where(exc: BaseException, names: Mapping[str, str]) -> str:
 
 def location(exc: BaseException, names: Mapping[str, str]) -> str:
     """`path:line` of the deepest frame of `exc` in one of `names`, or ''. For authors, never shown to learners."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+    for frame in reversed(_extract(exc)):
         if frame.filename in names:
             return f"{names[frame.filename]}:{frame.lineno}"
     return ""

@@ -1,0 +1,819 @@
+"""The trust boundary: learner code in one interpreter, the hidden tests and the verdict in another.
+
+Only plain data crosses, as JSON: numbers, strings, bytes, lists, tuples, dicts, sets, numpy arrays and scalars,
+and the state of a random generator (numpy's `Generator`, `random.Random`). Anything else stays where it was
+made and is seen from the other side through a stand-in:
+
+- an object of the tests (a `UniformSource` that counts draws, a callback) reaches learner code as a `Proxy`:
+  only its public methods and the special methods in CALLED_SPECIALS can be called, each call runs on the
+  tests' side and its result comes back as data; no attribute of it can be read, so no walk leads back;
+- an object of the learner's (a `PCG32` instance, a function, a class, a module) reaches the tests as a
+  `Handle`: its methods can be called and its attributes read, each answer again as data. A handle is equal
+  only to itself: a learner's object cannot make `==` true.
+
+What a call means keeps its meaning across the boundary. Every list, dict, set, array and generator an argument
+holds is numbered on the way out; the answer refers back to the caller's own object where learner code returned
+it (`residual(p, p) is p` stays true for a mutant that returns its argument), and every such object the callee
+changed in place is written back into the caller's (a sort in place, a generator advanced). An exception keeps
+its type name and message, and the learner's frames (under the names the learner knows) come with it.
+
+Neither side trusts the other's messages: a malformed one is a `BoundaryError` in the tests, a failed test, never
+a pass. Standard library only (numpy when present): this file ships to the browser with the judge.
+"""
+from __future__ import annotations
+
+import base64
+import builtins
+import json
+import random
+import sys
+import traceback
+import types
+from typing import Callable
+
+from .messages import REMOTE  # noqa: E402 - the file name prefix of a learner frame carried across
+MESSAGE_CAP = 64 << 20  # bytes of one message
+TEXT_CAP = 2000         # characters of an exception's message or a repr that crosses
+FRAME_CAP = 200         # learner frames carried with an exception
+CALLED_SPECIALS = ("__call__", "__float__", "__int__", "__index__", "__bool__", "__len__", "__iter__", "__next__",
+                   "__getitem__", "__contains__", "__array__", "__repr__", "__str__", "__lt__", "__le__",
+                   "__gt__", "__ge__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                   "__truediv__", "__rtruediv__", "__neg__", "__abs__")
+# What the tests may ask of the learner's side besides its objects: a few builtins, applied over there.
+REMOTE_BUILTINS = ("isinstance", "issubclass", "repr", "str", "len", "iter", "next", "float", "int", "bool",
+                   "callable", "hasattr", "getattr", "dir")
+
+
+class BoundaryError(Exception):
+    """The other side sent something that is not a valid message, or is gone."""
+
+
+class LearnerGone(BoundaryError):
+    """The learner's interpreter ended (os._exit, a crash, or it was stopped at a time limit)."""
+
+
+def _numpy():
+    return sys.modules.get("numpy")
+
+
+# ---- values -------------------------------------------------------------------------------------------------------
+
+class _Encoder:
+    """One message's encoding: every mutable it holds gets a number (`memo`), so that sharing survives and the
+    receiver can answer about the caller's own objects."""
+
+    def __init__(self, side: "Side", known: dict[int, int] | None = None):
+        self.side, self.ids = side, dict(known or {})
+        self.next = max(self.ids.values(), default=-1) + 1
+        self.objects: list = []
+
+    def _mutable(self, value, tag: str, body: Callable[[], list]) -> list:
+        key = id(value)
+        if key in self.ids:
+            return ["r", self.ids[key]]
+        self.ids[key] = number = self.next
+        self.next += 1
+        self.objects.append(value)
+        return [tag, number, *body()]
+
+    def enc(self, value):
+        kind = type(value)
+        if value is None or kind in (bool, str) or (kind is int and abs(value).bit_length() < 4000):
+            return value
+        if kind in self.side.stand_ins:
+            return self.side.encode_stand_in(value, self)
+        if kind is float:
+            return value if value == value and value not in (float("inf"), float("-inf")) else ["F", repr(value)]
+        if kind is tuple:
+            return ["t", *map(self.enc, value)]
+        if kind is list:
+            return self._mutable(value, "l", lambda: [self.enc(v) for v in value])
+        if kind is dict:
+            return self._mutable(value, "d", lambda: [[self.enc(k), self.enc(v)] for k, v in value.items()])
+        if kind in (set, frozenset):
+            return self._mutable(value, "s" if kind is set else "f", lambda: [self.enc(v) for v in value])
+        if kind is bytes:
+            return ["b", base64.b64encode(value).decode("ascii")]
+        if kind is complex:
+            return ["c", repr(value.real), repr(value.imag)]
+        return self._special(value, kind)
+
+    def _special(self, value, kind):
+        np = _numpy()
+        if np is not None and kind is np.ndarray and not value.dtype.hasobject and value.dtype.kind in "biufcUS":
+            return self._mutable(value, "a", lambda: [value.dtype.str, list(value.shape),
+                                                       base64.b64encode(value.tobytes()).decode("ascii")])
+        if np is not None and isinstance(value, np.generic) and kind.__module__ == "numpy" \
+                and value.dtype.kind in "biufc":
+            return ["n", value.dtype.str, base64.b64encode(value.tobytes()).decode("ascii")]
+        if np is not None and kind is np.random.Generator:
+            state = value.bit_generator.state
+            return self._mutable(value, "g", lambda: [state["bit_generator"], self.enc(state)])
+        if kind is random.Random:
+            return self._mutable(value, "R", lambda: [self.enc(value.getstate())])
+        if isinstance(value, BaseException):
+            return self.side.encode_exception(value, self)
+        base = next((b for b in (bool, int, float, str, bytes, tuple, list, dict) if isinstance(value, b)), None)
+        if base is not None and self.side.flatten_subclasses:  # a subclass's own dunders never cross: its value does
+            return self.enc(_base_value(value, base))
+        return self.side.reference(value)
+
+
+def _base_value(value, base):
+    """The plain value of an instance of a subclass of a built-in type, read through the base type's own slots."""
+    if base is bool or base is int:
+        return int.__index__(value)
+    if base is float:
+        return float.__float__(value)
+    if base in (str, bytes):
+        return base.__add__(value, base())
+    if base is dict:
+        return {k: v for k, v in dict.items(value)}
+    return base(base.__iter__(value))
+
+
+class _Decoder:
+    """One message's decoding, the mirror of `_Encoder`; `memo` starts with the objects a reply may refer to."""
+
+    def __init__(self, side: "Side", memo: dict[int, object] | None = None):
+        self.side, self.memo = side, dict(memo or {})
+
+    def dec(self, data):
+        if data is None or type(data) in (bool, int, float, str):
+            return data
+        if type(data) is not list or not data or type(data[0]) is not str:
+            raise BoundaryError(f"not a value: {str(data)[:80]}")
+        tag, rest = data[0], data[1:]
+        method = getattr(self, "_" + tag, None) if tag.isalpha() and len(tag) == 1 else None
+        if method is None:
+            raise BoundaryError(f"unknown tag {tag[:10]!r}")
+        return method(*rest)
+
+    def _number(self, number, value):
+        if type(number) is not int or number in self.memo:
+            raise BoundaryError("bad object number")
+        self.memo[number] = value
+        return value
+
+    def _r(self, number):
+        if number not in self.memo:
+            raise BoundaryError("reference to an unknown object")
+        return self.memo[number]
+
+    def _F(self, text):
+        if text not in ("nan", "inf", "-inf"):
+            raise BoundaryError("bad float")
+        return float(text)
+
+    def _t(self, *items):
+        return tuple(self.dec(v) for v in items)
+
+    def _l(self, number, *items):
+        out = self._number(number, [])
+        out.extend(self.dec(v) for v in items)
+        return out
+
+    def _d(self, number, *pairs):
+        out = self._number(number, {})
+        for pair in pairs:
+            if type(pair) is not list or len(pair) != 2:
+                raise BoundaryError("bad dict item")
+            out[self.dec(pair[0])] = self.dec(pair[1])
+        return out
+
+    def _s(self, number, *items):
+        out = self._number(number, set())
+        out.update(self.dec(v) for v in items)
+        return out
+
+    def _f(self, number, *items):
+        return self._number(number, frozenset(self.dec(v) for v in items))
+
+    def _b(self, text):
+        return base64.b64decode(text, validate=True)
+
+    def _c(self, real, imag):
+        return complex(float(real), float(imag))
+
+    def _a(self, number, dtype, shape, text):
+        np = _numpy() or _import_numpy()
+        kind = np.dtype(dtype)
+        if kind.hasobject or kind.kind not in "biufcUS" or not all(type(n) is int and n >= 0 for n in shape):
+            raise BoundaryError("bad array")
+        raw = base64.b64decode(text, validate=True)
+        return self._number(number, np.frombuffer(raw, dtype=kind).reshape(shape).copy())
+
+    def _n(self, dtype, text):
+        np = _numpy() or _import_numpy()
+        kind = np.dtype(dtype)
+        if kind.kind not in "biufc":
+            raise BoundaryError("bad number")
+        return np.frombuffer(base64.b64decode(text, validate=True), dtype=kind)[0]
+
+    def _g(self, number, name, state):
+        np = _numpy() or _import_numpy()
+        maker = getattr(np.random, name, None) if type(name) is str and name.isidentifier() else None
+        if not isinstance(maker, type) or not issubclass(maker, np.random.BitGenerator):
+            raise BoundaryError("bad generator")
+        gen = self._number(number, np.random.Generator(maker()))
+        gen.bit_generator.state = self.dec(state)
+        return gen
+
+    def _R(self, number, state):
+        gen = self._number(number, random.Random())
+        gen.setstate(self.dec(state))
+        return gen
+
+    def _h(self, number, kind, names):
+        return self.side.stand_in(number, kind, names)
+
+    def _x(self, number):
+        return self.side.own(number)
+
+    def _e(self, *fields):
+        return self.side.decode_exception(self, *fields)
+
+
+def _import_numpy():
+    import numpy
+    return numpy
+
+
+# ---- a call's effects on its arguments ----------------------------------------------------------------------
+
+def _state(value):
+    """What `_changed` compares: a shallow copy (items compared by identity), an array's bytes, a generator's state."""
+    np = _numpy()
+    if np is not None and isinstance(value, np.ndarray):
+        return (value.shape, value.dtype.str, value.tobytes())
+    if np is not None and isinstance(value, np.random.Generator):
+        return value.bit_generator.state
+    if isinstance(value, random.Random):
+        return value.getstate()
+    if isinstance(value, dict):
+        return [(id(k), id(v)) for k, v in value.items()]
+    return [id(v) for v in value]
+
+
+def _write_back(original, new) -> None:
+    """Make the caller's `original` what the callee left its copy as (`new`, decoded on the caller's side)."""
+    np = _numpy()
+    if np is not None and isinstance(original, np.ndarray):
+        if original.shape != new.shape:
+            raise BoundaryError(f"an argument's shape was changed from {original.shape} to {new.shape}")
+        original[...] = new
+    elif np is not None and isinstance(original, np.random.Generator):
+        original.bit_generator.state = new.bit_generator.state
+    elif isinstance(original, random.Random):
+        original.setstate(new.getstate())
+    elif isinstance(original, list):
+        original[:] = new
+    elif isinstance(original, (dict, set)):
+        original.clear()
+        original.update(new)
+
+
+# ---- the two sides --------------------------------------------------------------------------------------------
+
+class Side:
+    """One end of the boundary: its objects shown to the other side (`exports`), its stand-ins for the other
+    side's (`imports`), and the message loop over `channel` (an object with `send(bytes)` and `recv() -> bytes`).
+
+    `serve` answers requests: a call, an attribute read, an import. `request` sends one and waits for its answer,
+    answering the other side's requests (callbacks) meanwhile."""
+
+    flatten_subclasses = True
+    stand_ins: tuple = ()  # the types of this side's stand-ins for the other side's objects
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.exports: dict[int, object] = {}
+        self.export_ids: dict[int, int] = {}
+        self.imports: dict[int, object] = {}
+        self.exceptions: dict[int, int] = {}  # id of a decoded exception of the other side -> its number there
+
+    # -- identity
+    def reference(self, value) -> list:
+        key = id(value)
+        if key not in self.export_ids:
+            self.export_ids[key] = number = len(self.exports)
+            self.exports[number] = value
+        number = self.export_ids[key]
+        return ["h", number, _kind(value), self.visible_names(value)]
+
+    def visible_names(self, value) -> list[str]:
+        return []
+
+    def own(self, number):
+        if number not in self.exports:
+            raise BoundaryError("reference to an unknown object")
+        return self.exports[number]
+
+    def stand_in(self, number, kind, names):
+        if type(number) is not int or type(kind) is not str or type(names) is not list:
+            raise BoundaryError("bad handle")
+        if number not in self.imports:
+            self.imports[number] = self.make_stand_in(number, kind, [n for n in names if type(n) is str])
+        return self.imports[number]
+
+    def make_stand_in(self, number, kind, names):
+        raise NotImplementedError
+
+    def encode_stand_in(self, value, enc: _Encoder):
+        """A stand-in of the other side's object, going home: its number there."""
+        return ["x", object.__getattribute__(value, "_tl_number")]
+
+    # -- exceptions
+    def encode_exception(self, exc: BaseException, enc: _Encoder) -> list:
+        home = self.exceptions.get(id(exc))
+        if home is not None:
+            return ["e", home]
+        number = self.reference(exc)[1]
+        classes = [[c.__module__, c.__qualname__] for c in type(exc).__mro__ if issubclass(c, BaseException)]
+        try:
+            text = str(exc)[:TEXT_CAP]
+        except Exception:  # noqa: BLE001 - a learner's __str__ may fail: the type still crosses
+            text = ""
+        return ["e", None, number, classes, text, self.frames_of(exc)]
+
+    def frames_of(self, exc) -> list:
+        return []
+
+    def decode_exception(self, dec: _Decoder, home, number=None, classes=None, text="", frames=()):
+        if home is not None:
+            return self.own_exception(home)
+        if type(classes) is not list or not classes or type(text) is not str or type(frames) is not list:
+            raise BoundaryError("bad exception")
+        exc = _rebuild_exception(classes, text[:TEXT_CAP])
+        exc.__tl_frames__ = [f for f in frames[-FRAME_CAP:] if _frame_ok(f)]
+        self.exceptions[id(exc)] = number
+        self.exports.setdefault(-1 - len(self.exports), exc)  # kept alive, so its id is not reused
+        return exc
+
+    def own_exception(self, number):
+        exc = self.own(number)
+        if not isinstance(exc, BaseException):
+            raise BoundaryError("not an exception")
+        return exc
+
+    # -- messages
+    def send(self, message: dict, enc: _Encoder | None = None) -> None:
+        data = json.dumps(message, separators=(",", ":")).encode()
+        if len(data) > MESSAGE_CAP:
+            raise BoundaryError(f"a message of {len(data)} bytes is more than the boundary carries")
+        self.channel.send(data)
+
+    def receive(self) -> dict:
+        data = self.channel.recv()
+        if data is None:
+            raise LearnerGone("your code ended Python during this call (os._exit, a crash, or it was killed)")
+        if len(data) > MESSAGE_CAP:
+            raise BoundaryError("message too long")
+        try:
+            message = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise BoundaryError(f"not a message: {exc}") from None
+        if type(message) is not dict or type(message.get("op")) is not str:
+            raise BoundaryError("not a message")
+        return message
+
+    def request(self, op: str, target=None, args=(), kwargs=None, **extra):
+        """Send a request and wait for its answer; requests of the other side that come first are served."""
+        enc = _Encoder(self)
+        body = {"op": op, "target": enc.enc(target) if target is not None else None,
+                "args": enc.enc(tuple(args)), **extra}
+        if kwargs:
+            body["kwargs"] = enc.enc(dict(kwargs))
+        self.send(body)
+        known = dict(enumerate(enc.objects))
+        while True:
+            message = self.receive()
+            if message["op"] in ("return", "raise"):
+                return self._answer(message, known)
+            self.serve(message)
+
+    def _answer(self, message: dict, known: dict):
+        dec = _Decoder(self, known)
+        try:
+            changed = message.get("changed") or []
+            if type(changed) is not list:
+                raise BoundaryError("bad changes")
+            for item in changed:
+                if type(item) is not list or len(item) != 2 or item[0] not in known:
+                    raise BoundaryError("bad change")
+                _write_back(known[item[0]], dec.dec(item[1]))
+            value = dec.dec(message.get("value"))
+        except (TypeError, ValueError, KeyError, IndexError, RecursionError, OverflowError) as exc:
+            raise BoundaryError(f"a malformed answer ({type(exc).__name__}: {str(exc)[:200]})") from None
+        if message["op"] == "raise":
+            if not isinstance(value, BaseException):
+                raise BoundaryError("a raise without an exception")
+            raise value
+        return value
+
+    def serve(self, message: dict) -> None:
+        """Answer one request of the other side: run it here, send back its value or exception, and what it
+        changed of the arguments."""
+        dec = _Decoder(self)
+        try:
+            target = dec.dec(message.get("target"))
+            args, kwargs = dec.dec(message.get("args")), dec.dec(message.get("kwargs", ["d", -1]))
+            if type(args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+                raise BoundaryError("bad arguments")
+        except (BoundaryError, TypeError, ValueError, KeyError, IndexError, RecursionError, OverflowError) as exc:
+            return self._reply("raise", BoundaryError(f"a malformed request ({str(exc)[:200]})"), {}, {})
+        before = {n: (obj, _state(obj)) for n, obj in dec.memo.items() if n >= 0}
+        try:
+            value, op = self.perform(message["op"], target, args, kwargs, message), "return"
+        except BaseException as exc:  # noqa: BLE001 - every outcome crosses as data
+            if not self.may_answer(exc):
+                raise
+            value, op = exc, "raise"
+        self._reply(op, value, dec.memo, before)
+
+    def may_answer(self, exc: BaseException) -> bool:
+        return True
+
+    def _reply(self, op: str, value, memo: dict, before: dict) -> None:
+        enc = _Encoder(self, {id(obj): n for n, obj in memo.items() if n >= 0})
+        changed = []
+        for number, (obj, state) in before.items():
+            try:
+                now = _state(obj)
+            except Exception:  # noqa: BLE001 - a broken generator state: leave it
+                continue
+            if now != state:
+                enc.ids.pop(id(obj), None)
+                changed.append([number, enc.enc(obj)])
+                enc.ids[id(obj)] = number
+        try:
+            encoded = enc.enc(value)
+        except RecursionError:
+            op, encoded = "raise", enc.enc(RecursionError("a value too deeply nested to cross the boundary"))
+        self.send({"op": op, "value": encoded, "changed": changed})
+
+    def perform(self, op, target, args, kwargs, message):
+        raise BoundaryError(f"no such request: {op[:20]!r}")
+
+
+def _kind(value) -> str:
+    if isinstance(value, types.ModuleType):
+        return "module"
+    if isinstance(value, type):
+        return "class"
+    if callable(value):
+        return "function"
+    return "object"
+
+
+def _frame_ok(frame) -> bool:
+    return (type(frame) is list and len(frame) == 4 and type(frame[0]) is str and type(frame[1]) is int
+            and type(frame[2]) is str and type(frame[3]) is str)
+
+
+_made: dict[tuple, type] = {}
+
+
+def _rebuild_exception(classes: list, text: str) -> BaseException:
+    """An exception of the same type name as the other side's, built only from this side's types: the built-in
+    type itself, or a new subclass of the nearest built-in base under the other side's name. What was a
+    BaseException that ends an interpreter (SystemExit, KeyboardInterrupt) is an ordinary Exception here."""
+    names = [tuple(c) for c in classes if type(c) is list and len(c) == 2 and all(type(s) is str for s in c)]
+    if not names:
+        raise BoundaryError("bad exception type")
+    base = Exception
+    for module, name in names:
+        found = getattr(builtins, name, None) if module == "builtins" else None
+        if isinstance(found, type) and issubclass(found, Exception):
+            base = found
+            break
+    module, name = names[0]
+    if (module, name) == ("builtins", base.__name__):
+        kind = base
+    else:
+        key = (module, name, base)
+        if key not in _made:
+            _made[key] = type(name.rpartition(".")[2] or "Error", (base,),
+                              {"__module__": module[:200], "__qualname__": name[:200]})
+        kind = _made[key]
+    try:
+        return kind(text)
+    except Exception:  # noqa: BLE001 - a base whose constructor wants more (UnicodeDecodeError)
+        return type(name.rpartition(".")[2] or "Error", (Exception,), {"__module__": module[:200]})(text)
+
+
+# ---- the tests' side --------------------------------------------------------------------------------------------
+
+class Handle:
+    """An object of the learner's, seen from the tests: methods and attributes through the boundary, `==` is
+    identity, its repr is the learner's (as text)."""
+
+    __slots__ = ("_tl_side", "_tl_number", "_tl_kind", "_tl_generation", "_tl_methods", "__weakref__")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in object.__getattribute__(self, "_tl_methods"):
+            return _Method(self, name)  # called at once, mostly: one crossing instead of two
+        return _side(self).request("getattr", self, (name,))
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return _side(self).request("call", BUILTIN_REPR, (self,))
+
+
+class _Method:
+    """A method of a learner's object, named: calling it is one request."""
+
+    __slots__ = ("handle", "name")
+
+    def __init__(self, handle, name):
+        self.handle, self.name = handle, name
+
+    def __call__(self, *args, **kwargs):
+        return _side(self.handle).request("method", self.handle, args, kwargs, name=self.name)
+
+    def __repr__(self):
+        return f"<method {self.name} of an object of your code>"
+
+
+def _side(stand_in) -> "TestsSide":
+    return object.__getattribute__(stand_in, "_tl_side")
+
+
+def _forward(name: str):
+    def special(self, *args, **kwargs):
+        return _side(self).request("special", self, args, kwargs, name=name)
+    special.__name__ = name
+    return special
+
+
+for _name in ("__call__", "__float__", "__int__", "__index__", "__bool__", "__len__", "__iter__", "__next__",
+              "__getitem__", "__contains__", "__str__"):
+    setattr(Handle, _name, _forward(_name))
+
+
+class _RemoteType(type):
+    """The metaclass of a learner's class seen from the tests: calling it makes a learner's object, isinstance
+    and issubclass are answered over there."""
+
+    def __call__(cls, *args, **kwargs):
+        return cls._tl_side.request("call", cls, args, kwargs)
+
+    def __instancecheck__(cls, value):
+        return cls._tl_side.request("call", BUILTIN_ISINSTANCE, (value, cls)) is True
+
+    def __subclasscheck__(cls, value):
+        return cls._tl_side.request("call", BUILTIN_ISSUBCLASS, (value, cls)) is True
+
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return cls._tl_side.request("getattr", cls, (name,))
+
+    def __repr__(cls):
+        return f"<learner class {cls.__qualname__}>"
+
+
+class RemoteModule(types.ModuleType):
+    """A module of the learner's files, seen from the tests: each attribute asked for over there."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = self.__dict__["_tl_side"].request("getattr", self, (name,))
+        if isinstance(value, (RemoteModule, _RemoteType)) or (isinstance(value, Handle) and
+                                                               object.__getattribute__(value, "_tl_kind") == "function"):
+            self.__dict__[name] = value  # a function, class or module of the learner's: asked for once
+        return value
+
+
+class _Builtin:
+    def __init__(self, name):
+        self.name = name
+
+
+BUILTIN_REPR, BUILTIN_ISINSTANCE, BUILTIN_ISSUBCLASS = _Builtin("repr"), _Builtin("isinstance"), _Builtin("issubclass")
+
+
+class TestsSide(Side):
+    """The tests' end: learner objects are handles, the tests' own objects go out as proxies with their public
+    methods. `restart` (when given) is called when the learner's interpreter is gone, before the next request."""
+
+    flatten_subclasses = False  # the tests' values are what they are
+
+    def __init__(self, channel):
+        super().__init__(channel)
+        self.methods: dict[int, list[str]] = {}
+        self.generation = 0  # how many times the learner's interpreter was started again (checker/separated.py)
+
+    def visible_names(self, value) -> list[str]:
+        key = id(value)
+        if key not in self.methods:
+            self.methods[key] = self._methods_of(value)
+        return self.methods[key]
+
+    @staticmethod
+    def _methods_of(value) -> list[str]:
+        names = []
+        for name in dir(type(value)):
+            if name in CALLED_SPECIALS and getattr(type(value), name, None) is not getattr(object, name, None):
+                names.append(name)
+        for name in dir(value):
+            if not name.startswith("_"):
+                try:
+                    if callable(getattr(value, name)):
+                        names.append(name)
+                except Exception:  # noqa: BLE001 - a property that raises: not a method
+                    pass
+        if callable(value) and "__call__" not in names:
+            names.append("__call__")
+        return names
+
+    def make_stand_in(self, number, kind, names):
+        marks = {"_tl_side": self, "_tl_number": number, "_tl_kind": kind, "_tl_generation": self.generation,
+                 "_tl_methods": frozenset(names) if kind == "object" else frozenset()}
+        if kind == "class":
+            return _RemoteType(str(names[0]) if names else "LearnerClass", (), marks)
+        if kind == "module":
+            module = RemoteModule(names[0] if names else "learner")
+            module.__dict__.update(marks)
+            return module
+        handle = object.__new__(Handle)
+        for slot, value in marks.items():
+            object.__setattr__(handle, slot, value)
+        return handle
+
+    def reference(self, value):
+        if isinstance(value, _Builtin):
+            return ["B", value.name]
+        if isinstance(value, (Handle, RemoteModule, _RemoteType)):
+            return self.encode_stand_in(value, None)
+        return super().reference(value)
+
+    def encode_stand_in(self, value, enc):
+        if type(value) is Handle:
+            number, generation = value._tl_number, value._tl_generation
+        else:
+            number, generation = value.__dict__["_tl_number"], value.__dict__["_tl_generation"]
+        if generation != self.generation:
+            raise BoundaryError("an object of your code from before it was started again (after a time limit or "
+                                "a crash) cannot be used any more")
+        return ["x", number]
+
+    def perform(self, op, target, args, kwargs, message):
+        """What learner code may ask of the tests: a method of an object the tests passed it, by name."""
+        name = message.get("name")
+        if op != "method" or type(name) is not str or name not in self.visible_names(target) \
+                or isinstance(target, (Handle, RemoteModule, _RemoteType)):
+            raise AttributeError(f"{type(target).__name__!s} has no method {str(name)[:40]!r} learner code may call")
+        if name == "__call__":
+            return target(*args, **kwargs)
+        if name in CALLED_SPECIALS:
+            return getattr(type(target), name)(target, *args, **kwargs)
+        return getattr(target, name)(*args, **kwargs)
+
+    def may_answer(self, exc):
+        return isinstance(exc, Exception)  # a time limit or Stop in the tests' callback ends the test, as it would
+
+    def import_module(self, name: str):
+        return self.request("import", None, (name,))
+
+
+# ---- the learner's side ------------------------------------------------------------------------------------------
+
+class Proxy:
+    """An object of the tests, seen from learner code: only the methods it was sent with can be called."""
+
+    __slots__ = ("_tl_side", "_tl_number", "_tl_names", "__weakref__")
+
+    def __getattr__(self, name):
+        if name in object.__getattribute__(self, "_tl_names") and not name.startswith("_"):
+            side, number = _side(self), object.__getattribute__(self, "_tl_number")
+            return lambda *args, **kwargs: side.request("method", self, args, kwargs, name=name)
+        raise AttributeError(f"this object of the tests has no attribute {name!r} your code may use")
+
+    def __repr__(self):
+        return "<an object of the hidden tests>"
+
+
+def _proxy_special(name: str, fallback):
+    def special(self, *args):
+        if name in object.__getattribute__(self, "_tl_names"):
+            return _side(self).request("method", self, args, name=name)
+        return fallback(self, *args)
+    special.__name__ = name
+    return special
+
+
+def _no(kind: str):
+    def missing(self, *args):
+        raise TypeError(f"an object of the hidden tests does not support {kind}")
+    return missing
+
+
+for _name in CALLED_SPECIALS:
+    if _name in ("__repr__",):
+        continue
+    if _name == "__str__":
+        setattr(Proxy, _name, _proxy_special(_name, lambda self: "<an object of the hidden tests>"))
+    elif _name == "__bool__":
+        setattr(Proxy, _name, _proxy_special(_name, lambda self: True))
+    elif _name in ("__lt__", "__le__", "__gt__", "__ge__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+                   "__rmul__", "__truediv__", "__rtruediv__"):
+        setattr(Proxy, _name, _proxy_special(_name, lambda self, other: NotImplemented))
+    elif _name == "__array__":
+        pass  # numpy looks __array__ up by name: __getattr__ offers it only when the object has it
+    else:
+        setattr(Proxy, _name, _proxy_special(_name, _no(_name.strip("_"))))
+Proxy.__hash__ = lambda self: id(self)
+Proxy.__eq__ = lambda self, other: self is other
+
+
+class LearnerSide(Side):
+    """The learner's end: serves the tests' requests on learner objects; the tests' objects are proxies."""
+
+    def __init__(self, channel, display: Callable[[str], str | None] = lambda filename: None):
+        super().__init__(channel)
+        self.display = display
+        self.methods: dict[type, list[str]] = {}
+
+    def make_stand_in(self, number, kind, names):
+        proxy = object.__new__(Proxy)
+        for slot, value in (("_tl_side", self), ("_tl_number", number), ("_tl_names", frozenset(names))):
+            object.__setattr__(proxy, slot, value)
+        return proxy
+
+    def reference(self, value):
+        if isinstance(value, Proxy):
+            return self.encode_stand_in(value, None)
+        return super().reference(value)
+
+    def visible_names(self, value) -> list[str]:
+        """A class's or module's name; an object's methods (functions of its class), which the tests' side then
+        calls in one request."""
+        if isinstance(value, (type, types.ModuleType)):
+            return [str(getattr(value, "__qualname__", None) or getattr(value, "__name__", "learner"))]
+        kind = type(value)
+        if kind not in self.methods:
+            self.methods[kind] = [n for n, v in vars_of(kind).items() if not n.startswith("_")
+                                  and isinstance(v, (types.FunctionType, staticmethod, classmethod))]
+        return self.methods[kind]
+
+    def frames_of(self, exc) -> list:
+        out = []
+        for frame in traceback.extract_tb(exc.__traceback__, limit=-FRAME_CAP):
+            shown = self.display(frame.filename)
+            if shown:
+                out.append([shown, frame.lineno or 0, frame.name, (frame.line or "")[:200]])
+        return out
+
+    def perform(self, op, target, args, kwargs, message):
+        if op == "call":
+            return target(*args, **kwargs)
+        if op == "special":
+            name = message.get("name")
+            if type(name) is not str or name not in CALLED_SPECIALS:
+                raise AttributeError("not a special method the tests may call")
+            if name == "__call__":
+                return target(*args, **kwargs)
+            return getattr(type(target), name)(target, *args)
+        if op == "getattr":
+            (name,) = args
+            return getattr(target, name)
+        if op == "method":
+            name = message.get("name")
+            if type(name) is not str:
+                raise AttributeError("a method without a name")
+            return getattr(target, name)(*args, **kwargs)
+        if op == "import":
+            (name,) = args
+            return sys.modules[name] if name in sys.modules else __import__(name, fromlist=["_"])
+        return super().perform(op, target, args, kwargs, message)
+
+    def may_answer(self, exc):
+        return not getattr(self, "stopping", False)
+
+
+def vars_of(kind: type) -> dict:
+    """The attributes a class and its bases define (the learner's first), without running any of them."""
+    found = {}
+    for base in reversed(type.__getattribute__(kind, "__mro__")):
+        found.update(type.__getattribute__(base, "__dict__"))
+    return found
+
+
+def _decode_builtin(self, name):
+    if name not in REMOTE_BUILTINS or not isinstance(self.side, LearnerSide):
+        raise BoundaryError("not a builtin the tests may call")
+    return getattr(builtins, name)
+
+
+_Decoder._B = _decode_builtin
+TestsSide.stand_ins = (Handle, RemoteModule, _RemoteType)
+LearnerSide.stand_ins = (Proxy,)

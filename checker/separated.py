@@ -1,0 +1,147 @@
+"""The tests' side of a separated check: the learner's interpreter started, loaded and seen as modules.
+
+checker/judge.py `check(..., separate=connect)` runs the hidden suite here, in an interpreter where no learner
+code ever runs. `connect()` starts a learner interpreter and returns its channel (`send`, `recv`, `close`):
+checker/learnerproc.py `spawn` on CPython, a second worker in the browser. `Learner.load` sends the files and
+turns a failed import into the same texts the single-interpreter path gives; `install` puts a stand-in module
+(checker/boundary.py `RemoteModule`) in sys.modules for every module of the learner's files, so the hidden tests
+import and call them as usual. A time limit, Stop or crash during a call ends that learner interpreter; the next
+call starts a fresh one, loaded again, under the same stand-in modules.
+"""
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from . import boundary
+from .isolation import TestTimeout, alarm
+from .messages import REMOTE  # noqa: F401 - the judge names the learner's frames by it
+
+LOAD_GRACE = 2.0  # seconds beyond the time limit the tests' side waits for a load before it ends the learner's
+
+
+def module_name(rel: str) -> str:
+    return rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+
+def module_names(files) -> list[str]:
+    """Every module the files define, parents first: tinyllm, tinyllm.prob, tinyllm.prob.sampling."""
+    names = set()
+    for rel in files:
+        parts = module_name(rel).split(".")
+        names.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return sorted(names, key=lambda n: (n.count("."), n))
+
+
+class Tests(boundary.TestsSide):
+    """The tests' side with a learner interpreter that can be started again: after a call that did not come back
+    (a time limit, Stop, a crash, a malformed answer) the interpreter is ended, and the next request starts
+    another, loaded with the same files; handles of the old one no longer work."""
+
+    def __init__(self, learner: "Learner"):
+        super().__init__(None)
+        self.learner = learner
+
+    def request(self, op, target=None, args=(), kwargs=None, **extra):
+        if self.channel is None:
+            self.learner.restart()
+        try:
+            return super().request(op, target, args, kwargs, **extra)
+        except BaseException as exc:
+            if not getattr(exc, "_tl_answer", False):
+                self.learner.end()
+            raise
+
+    def _answer(self, message, known):
+        try:
+            return super()._answer(message, known)
+        except BaseException as exc:
+            if message["op"] == "raise" and not isinstance(exc, boundary.BoundaryError):
+                exc._tl_answer = True  # the learner's code raised it: its interpreter is fine
+            raise
+
+
+class Learner:
+    """The learner's interpreter for one check, as the tests' side sees it."""
+
+    def __init__(self, connect: Callable[[], object], files: Mapping[str, str], learner: str,
+                 time_limit: float | None):
+        self.connect, self.files, self.learner, self.time_limit = connect, dict(files), learner, time_limit
+        self.side = Tests(self)
+        self.modules: dict[str, boundary.RemoteModule] = {}
+        self.sandbox: list[str] = []
+
+    def _start(self) -> dict:
+        channel = self.connect()
+        self.side.channel = channel
+        self.side.exports.clear(), self.side.export_ids.clear(), self.side.imports.clear()
+        self.side.methods.clear(), self.side.exceptions.clear()
+        hello = self.side.receive()
+        if hello.get("op") != "hello":
+            raise boundary.BoundaryError("the learner's interpreter did not start")
+        self.sandbox = [str(s) for s in hello.get("sandbox") or []][:10]
+        self.side.send({"op": "load", "files": self.files, "learner": self.learner, "time_limit": self.time_limit})
+        loaded = self.side.receive()
+        if loaded.get("op") != "loaded":
+            raise boundary.BoundaryError("the learner's interpreter did not load the files")
+        return loaded
+
+    def load(self) -> dict:
+        """{"status": "ok"} or how the import failed: {"status": "error" | "timeout", "message", "traceback"}."""
+        try:
+            with alarm(((self.time_limit or 0) + LOAD_GRACE) if self.time_limit else None):
+                loaded = self._start()
+        except (TestTimeout, KeyboardInterrupt):
+            self.end()
+            return {"status": "timeout", "traceback": ""}
+        except (boundary.BoundaryError, OSError) as exc:
+            self.end()
+            return {"status": "error", "message": f"your code ended Python while importing ({exc})",
+                    "traceback": ""}
+        status = loaded.get("status") if loaded.get("status") in ("ok", "error", "timeout") else "error"
+        return {"status": status, "message": str(loaded.get("message") or "")[:boundary.TEXT_CAP],
+                "traceback": str(loaded.get("traceback") or "")[:20 * boundary.TEXT_CAP]}
+
+    def install(self, modules: dict) -> None:
+        """A stand-in in `modules` (sys.modules) for every module of the files, each an attribute of its parent."""
+        for name in module_names(self.files):
+            stand_in = self.side.import_module(name)
+            if not isinstance(stand_in, boundary.RemoteModule):
+                raise boundary.BoundaryError(f"{name} is not a module")
+            self.modules[name] = stand_in
+            modules[name] = stand_in
+
+    def restart(self) -> None:
+        """A fresh learner interpreter after the last one ended: loaded again, the stand-in modules pointed at
+        its modules."""
+        self.side.generation += 1
+        loaded = self.load()
+        if loaded["status"] != "ok":
+            raise boundary.LearnerGone("your code could not be loaded again after it was stopped")
+        for name, stand_in in self.modules.items():
+            fresh = self.side.import_module(name)
+            stand_in.__dict__.clear()
+            stand_in.__dict__.update(fresh.__dict__)
+            self.side.imports[fresh.__dict__["_tl_number"]] = stand_in
+
+    def end(self) -> None:
+        """End the learner's interpreter; what the stand-in modules remembered of it is forgotten."""
+        channel, self.side.channel = self.side.channel, None
+        if channel is not None:
+            channel.close()
+        for stand_in in self.modules.values():
+            for name in [k for k in stand_in.__dict__ if not k.startswith("_")]:
+                del stand_in.__dict__[name]
+
+    def finish(self) -> str:
+        """What the learner's code printed; the interpreter is ended after."""
+        out = ""
+        if self.side.channel is not None:
+            try:
+                with alarm(2.0):
+                    self.side.send({"op": "finish"})
+                    done = self.side.receive()
+                out = str(done.get("stdout") or "") if done.get("op") == "finished" else ""
+            except (boundary.BoundaryError, OSError, TestTimeout):
+                out = ""
+        self.end()
+        return out[: 2 * 100_000]
