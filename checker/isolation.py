@@ -45,6 +45,8 @@ def child_environment(path: Iterable[str], extra: Mapping[str, str] | None = Non
 class TestTimeout(BaseException):
     """Raised inside a test that overran its time limit (CPython only; the browser interrupts instead)."""
 
+    __test__ = False  # not a test class, though its name says so
+
 
 class CappedStream(io.TextIOBase):
     """A text stream that keeps the first `cap` characters and drops the rest, counting what it dropped.

@@ -496,6 +496,8 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
             result = _judge(job)
     except BaseException as exc:  # noqa: BLE001 - nothing throws across the boundary
         result = _failure(job, exc)
+    if job.apart is not None:  # what the OS took away from the learner's interpreter (checker/sandbox.py)
+        result["sandbox"] = list(job.apart.sandbox)
     result["stdout"] = out.getvalue() if job.apart is None else job.apart.finish()
     return result
 

@@ -30,6 +30,8 @@ from pathlib import Path
 
 from checker import isolation
 
+from . import installed
+
 PHASE_ENV = "OL_PHASE_FILE"
 BOOT_LIMIT = 60.0  # seconds for a fresh interpreter to import pytest and the checker: generous, a loaded laptop
 POLL = 0.05
@@ -85,12 +87,24 @@ def _phases(path: Path) -> list[str]:
         return []
 
 
-def judge_in_child(request: dict, *, tests: int) -> Outcome:
+def judge_in_child(request: dict, *, tests: int, separate: bool = False) -> Outcome:
     """Run `judge.check(**request)` in a child interpreter and return its Outcome; never raises for learner code.
 
     `request` holds the judge's keyword arguments except `workdir`; `tests` is the number of catalogue tests,
     which bounds the whole run at about time_limit * (tests + 2) seconds in addition to the per-phase limits.
+    `separate`: the learner's code runs in a sandboxed process of its own and the hidden tests in the child
+    (checker/separated.py), for a verdict that counts for someone else (`ol class`, `ol export`). Either way the
+    installed package is compared with its wheel's hashes before and after (ol/installed.py): a change raises
+    installed.Changed, which names the file.
     """
+    installed.verify()
+    try:
+        return _judged(dict(request, separate=separate), tests)
+    finally:
+        installed.verify()
+
+
+def _judged(request: dict, tests: int) -> Outcome:
     limit = float(request.get("time_limit") or 10.0)
     per_phase = limit + grace(limit)
     overall = BOOT_LIMIT + per_phase * (tests + 2)
@@ -161,13 +175,14 @@ def pytest_sessionfinish(session, exitstatus) -> None:  # pytest hook
 def _child(folder: Path) -> int:
     import pytest  # noqa: F401 - imported before the learner's clock starts
 
-    from checker import judge
+    from checker import judge, learnerproc
 
     request = json.loads((folder / "request.json").read_text(encoding="utf-8"))
+    separate = learnerproc.connector(folder / "learners") if request.pop("separate", False) else None
     # The judge times the import of the learner's module and each test (SIGALRM); the parent's wall clock
     # catches what an alarm cannot interrupt.
     _phase("import")
-    result = judge.check(workdir=str(folder / "work"), **request)
+    result = judge.check(workdir=str(folder / "work"), separate=separate, **request)
     tmp = folder / "result.tmp"
     tmp.write_text(json.dumps(result), encoding="utf-8")
     os.replace(tmp, folder / "result.json")

@@ -6,8 +6,11 @@ claimed pass is checked again by the course's judge in a fresh interpreter, as `
 cannot stop), several at a time; then the table, the summary per exercise, and with --csv the CSV a gradebook
 imports, byte for byte the class page's for the same files.
 
-The learner's code runs on this machine, with the rights of whoever runs `ol class`: the judge isolates a check
-from the next one, not from the computer. The class page runs the same code inside the browser's sandbox.
+Each pass is checked on the separated path (checker/separated.py): the hidden tests and the verdict in the check's
+process, the learner's code in a process of its own that the operating system sandboxes where it can
+(checker/sandbox.py: on Linux no file written outside its folder, no read of the course's files, no network, no
+new process), and the installed package is compared with its wheel's hashes before and after every check
+(ol/installed.py). What held is said after the checks (`sandbox_note`).
 """
 from __future__ import annotations
 
@@ -62,7 +65,7 @@ def request_of(ex, learner: classroom.Learner, column: classroom.Column, sources
 
 def judged(request: dict, tests: int) -> dict:
     """The judge's result for one request, or a result standing for why there is none."""
-    outcome = checkrun.judge_in_child(request, tests=tests)
+    outcome = checkrun.judge_in_child(request, tests=tests, separate=True)
     if outcome.result is not None:
         return outcome.result
     if outcome.stopped:
@@ -134,8 +137,11 @@ def cmd_class(args: argparse.Namespace) -> int:
     jobs = max(1, args.jobs or min(os.cpu_count() or 1, JOBS_MAX))
     tasks = len(classroom.plan(found.learners, columns))
     say(f"{len(found.learners)} learners. Checking their {tasks} claimed passes again with the course's judge, "
-        f"{jobs} at a time (this runs their code on this machine)...")
+        f"{jobs} at a time, each learner's code in a process of its own...")
     verdicts, results = check_again(found.learners, columns, exercises, jobs)
+    note = sandbox_note(results)
+    if note:
+        say(note)
     rows = [classroom.row(l, columns, {c.slug: verdicts[l.key].get(c.slug) or classroom.verdict(l.work[c.slug], None)
                                        for c in columns}, results[l.key]) for l in found.learners]
     print()
@@ -151,6 +157,27 @@ def cmd_class(args: argparse.Namespace) -> int:
             say(f"Wrote {what} to {shown(target)} ({len(rows)} learners, one row each)." if what == "the CSV"
                 else f"Wrote {what} to {shown(target)}.")
     return 0
+
+
+LAYERS = {"landlock": "no file written outside its own folder and none of the course's files read (Landlock {})",
+          "seccomp": "no network socket, no new process, no signal to another process (seccomp)",
+          "netns": "a network namespace of its own, without even loopback"}
+
+
+def sandbox_note(results: dict[str, dict[str, dict]]) -> str:
+    """What the operating system took away from the learners' code in these checks, or a warning of what it
+    could not: the layers reported by checker/sandbox.py with each result."""
+    held = {layer for per in results.values() for r in per.values() for layer in r.get("sandbox") or ()}
+    if not any("sandbox" in r for per in results.values() for r in per.values()):
+        return ""
+    said = [text.format(name.partition("-")[2]) for key, text in LAYERS.items()
+            for name in sorted(held) if name.partition("-")[0] == key]
+    text = "Learner code ran apart from the judge, in processes with " + ("; ".join(said) or "no OS sandbox") + "."
+    if not any(h.startswith("landlock") for h in held) or "seccomp" not in held:
+        text += (" This system does not offer the rest (Linux's Landlock and seccomp): the code could still reach "
+                 "this computer's files or network. Grade files you do not trust on the class page instead, where "
+                 "the browser is the sandbox.")
+    return text
 
 
 def add_parser(command) -> None:

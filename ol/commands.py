@@ -361,7 +361,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         help_ = record.help_of(ex.id)
         if help_["hints"] or help_["failed"] or help_.get("revealed"):
             data[f"help:{ex.slug}"] = help_
-        if entry is not None and entry.sha256 == sha256_of(raw):
+        if entry is not None and entry.sha256 == sha256_of(raw) and _holds_apart(ex, exercises, folder, raw, entry):
             data[f"elsewhere:{ex.slug}"] = {"status": "passed", "by": "ol", "sha256": entry.sha256,
                                             "when": entry.when, "build": entry.build, "refDeps": entry.ref_deps}
             passed += 1
@@ -376,6 +376,25 @@ def cmd_export(args: argparse.Namespace) -> int:
         f"{shown(target)}{said}. On the site, open Your progress and choose Import: the code appears in each "
         f"editor, and each pass counts there once the page has checked it.")
     return 0
+
+
+def _holds_apart(ex, exercises, folder: Path, raw: bytes, entry) -> bool:
+    """A pass goes into an export only once it has held on the separated path: the hidden tests in one process,
+    the code in a sandboxed one of its own (ol/checkrun.py), as a teacher's `ol class` checks it."""
+    try:
+        _deps, files = dependency_files(ex, exercises, folder, entry.ref_deps and bool(exercises.dependencies(ex)))
+    except OlError as exc:  # a dependency's pass no longer stands
+        say(f"{ex.id}: not exported as a pass: {exc}")
+        return False
+    files[ex.import_path] = raw.decode("utf-8")
+    request = {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
+               "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
+    outcome = checkrun.judge_in_child(request, tests=len(ex.catalogue), separate=True)
+    held = outcome.result is not None and outcome.result.get("status") == "passed"
+    if not held:
+        say(f"{ex.id}: the pass recorded here did not hold when checked again with your code in a process of its "
+            f"own, so it is exported as code only (run ol check {ex.id} to see why).")
+    return held
 
 
 def _learner(args: argparse.Namespace, folder: Path, record: Progress) -> str:

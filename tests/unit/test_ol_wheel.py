@@ -144,3 +144,22 @@ def test_an_older_ol_says_so(installed, tmp_path):
     run = ol(installed, work, "list")
     assert run.returncode == 0
     assert "older than the one that recorded the pass of T01.1" in " ".join(run.stderr.split())
+
+
+def test_a_changed_file_of_the_installed_package_stops_the_check_and_is_named(installed, tmp_path):
+    """ol/installed.py: the wheel's RECORD is compared with the files before and after every check."""
+    import shutil
+
+    copy = tmp_path / "installed"
+    shutil.copytree(installed, copy)
+    work = tmp_path / "w"
+    work.mkdir()
+    assert ol(copy, work, "start", "T01.1").returncode == 0
+    ex = manifest.load(FIXTURE / "t01-1")
+    (work / ex.learner_path).write_text(ex.reference.read_text())
+    assert ol(copy, work, "check", "T01.1").returncode == 0
+    hidden = copy / "ol" / "course" / "exercises" / "t01-1" / "tests" / "test_base.py"
+    hidden.write_text(hidden.read_text() + "\n# emptied by a submission\n")
+    run = ol(copy, work, "check", "T01.1")
+    said = " ".join(run.stderr.split())
+    assert run.returncode == 1 and "test_base.py was changed since tinyllm-ol was installed" in said, said
