@@ -62,10 +62,11 @@ class _Encoder:
     """One message's encoding: every mutable it holds gets a number (`memo`), so that sharing survives and the
     receiver can answer about the caller's own objects."""
 
-    def __init__(self, side: "Side", known: dict[int, int] | None = None):
+    def __init__(self, side: "Side", known: dict[int, int] | None = None, arrays: dict | None = None):
         self.side, self.ids = side, dict(known or {})
         self.next = max(self.ids.values(), default=-1) + 1
         self.objects: list = []
+        self.arrays = arrays or {}  # number -> an array argument of the call this answers: a view of it stays one
 
     def _mutable(self, value, tag: str, body: Callable[[], list]) -> list:
         key = id(value)
@@ -101,8 +102,9 @@ class _Encoder:
     def _special(self, value, kind):
         np = _numpy()
         if np is not None and kind is np.ndarray and not value.dtype.hasobject and value.dtype.kind in "biufcUS":
-            return self._mutable(value, "a", lambda: [value.dtype.str, list(value.shape),
-                                                       base64.b64encode(value.tobytes()).decode("ascii")])
+            view = self._view(value) if id(value) not in self.ids else None
+            return view or self._mutable(value, "a", lambda: [value.dtype.str, list(value.shape),
+                                                               base64.b64encode(value.tobytes()).decode("ascii")])
         if np is not None and isinstance(value, np.generic) and kind.__module__ == "numpy" \
                 and value.dtype.kind in "biufc":
             return ["n", value.dtype.str, base64.b64encode(value.tobytes()).decode("ascii")]
@@ -117,6 +119,21 @@ class _Encoder:
         if base is not None and self.side.flatten_subclasses:  # a subclass's own dunders never cross: its value does
             return self.enc(_base_value(value, base))
         return self.side.reference(value)
+
+
+def _view_of(self, value):
+    """A view of an array argument (`p[:]`, `p.reshape(...)`): where it lies in that argument, and its data in case
+    the caller's array cannot hold a view the same way."""
+    np = _numpy()
+    for number, base in self.arrays.items():
+        if value.base is not None and np.shares_memory(value, base):
+            offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            return ["v", number, value.dtype.str, list(value.shape), list(value.strides), offset,
+                    base64.b64encode(value.tobytes()).decode("ascii")]
+    return None
+
+
+_Encoder._view = _view_of
 
 
 def _base_value(value, base):
@@ -202,6 +219,20 @@ class _Decoder:
             raise BoundaryError("bad array")
         raw = base64.b64decode(text, validate=True)
         return self._number(number, np.frombuffer(raw, dtype=kind).reshape(shape).copy())
+
+    def _v(self, number, dtype, shape, strides, offset, text):
+        """A view of the caller's own array, as the callee's was of its copy; a copy where that cannot be."""
+        np = _numpy() or _import_numpy()
+        base = self.memo.get(number)
+        kind = np.dtype(dtype)
+        if kind.hasobject or not all(type(n) is int for n in [*shape, *strides, offset]):
+            raise BoundaryError("bad view")
+        if isinstance(base, np.ndarray) and base.flags.c_contiguous and base.dtype.kind in "biufcUS":
+            try:
+                return np.ndarray(tuple(shape), dtype=kind, buffer=base, offset=offset, strides=tuple(strides))
+            except (TypeError, ValueError):
+                pass
+        return self._a(-2 - len(self.memo), dtype, shape, text)
 
     def _n(self, dtype, text):
         np = _numpy() or _import_numpy()
@@ -435,7 +466,9 @@ class Side:
         return True
 
     def _reply(self, op: str, value, memo: dict, before: dict) -> None:
-        enc = _Encoder(self, {id(obj): n for n, obj in memo.items() if n >= 0})
+        np = _numpy()
+        arrays = {n: obj for n, obj in memo.items() if n >= 0 and np is not None and type(obj) is np.ndarray}
+        enc = _Encoder(self, {id(obj): n for n, obj in memo.items() if n >= 0}, arrays)
         changed = []
         for number, (obj, state) in before.items():
             try:

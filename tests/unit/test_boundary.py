@@ -30,6 +30,10 @@ def copy(x):
     return np.array(x, dtype=float)
 
 
+def view(x):
+    return x[1:]
+
+
 def sort_in_place(xs):
     xs.sort()
     return None
@@ -140,6 +144,13 @@ def test_an_argument_returned_is_the_callers_own_object(learner):
     assert learner.copy(p) is not p and not np.shares_memory(learner.copy(p), p)
     both = learner.same((p, p))
     assert both[0] is p and both[1] is p
+    q = np.array([1.0, 2.0, 3.0])
+    tail = learner.view(q)
+    assert tail.tolist() == [2.0, 3.0] and tail is not q and np.shares_memory(tail, q), "a view stays a view"
+    tail[0] = 9.0
+    assert q.tolist() == [1.0, 9.0, 3.0]
+    column = np.arange(6.0).reshape(3, 2)[:, 0]  # not contiguous: the view arrives as a copy
+    assert learner.view(column).tolist() == [2.0, 4.0]
 
 
 def test_changes_in_place_reach_the_callers_objects(learner):
