@@ -410,12 +410,23 @@ def _record_run(report: Report, result: dict) -> None:
         report.suite_runs.append(round(sum(result["durations"].values()), 1))
 
 
-def _reference_run(ex: Exercise, dep_paths: dict[str, Path]) -> dict:
-    """One more run of the reference suite alone: its outcomes and per-test times."""
+def _reference_run(ex: Exercise, dep_paths: dict[str, Path], separate: bool = False) -> dict:
+    """One more run of the reference suite alone: its outcomes and per-test times. `separate`: on the separated
+    path (checker/separated.py: the hidden tests here, the reference in a process of its own), as the class view
+    and `ol class` judge, with each failure's message."""
+    from checker import learnerproc
+
     deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
     with tempfile.TemporaryDirectory() as workdir:
-        result = run_solution(ex, ex.reference.read_text(encoding="utf-8"), deps, workdir)
-    return {"outcomes": {t["name"]: t["outcome"] for t in result["tests"]}, "durations": result.get("durations", {})}
+        result = judge.check(
+            tests={ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")},
+            files={**deps, ex.import_path: ex.reference.read_text(encoding="utf-8")}, learner=ex.import_path,
+            workdir=workdir, names=ex.test_names(), time_limit=ex.time_limit,
+            separate=learnerproc.connector(workdir) if separate else None)
+    out = {"outcomes": {t["name"]: t["outcome"] for t in result["tests"]}, "durations": result.get("durations", {})}
+    if separate:
+        out.update(separated=True, messages={t["name"]: t["message"] for t in result["tests"]})
+    return out
 
 
 def armed_like_the_browser() -> None:
@@ -442,7 +453,7 @@ def _job(spec: dict) -> dict:
         return dataclasses.asdict(_mutants_only(ex, dep_paths, spec["mutants"], spec.get("gate", False)))
     if spec["kind"] == "corpus":
         return dataclasses.asdict(_corpus_only(ex, dep_paths))
-    return _reference_run(ex, dep_paths)
+    return _reference_run(ex, dep_paths, spec.get("separate", False))
 
 
 def _child(folder: str) -> int:
@@ -529,6 +540,22 @@ def flaky_tests(ex: Exercise, runs: list[dict[str, str]]) -> dict[str, str]:
     return found
 
 
+def apart_differences(ex: Exercise, singles: list[dict[str, str]], apart: dict) -> dict[str, str]:
+    """Test name -> an error line, for each test whose outcome against the reference is the same in every run in
+    one interpreter but another on the separated path (the class view's: the code in an interpreter of its own)."""
+    defined = manifest.test_definitions(ex.tests_file)
+    found = {}
+    for name in ex.test_names():
+        seen = {run.get(name, "missing") for run in singles}
+        there = apart["outcomes"].get(name, "missing")
+        if len(seen) == 1 and there not in seen:
+            found[name] = (f"{rel(ex.tests_file)}:{defined.get(name, 1)}: {name} {there} against the reference with "
+                           f"its code in an interpreter of its own (as the class view checks it) but {seen.pop()} in "
+                           f"one: {apart['messages'].get(name, '')!r}; see AUTHORING.md, \"What a hidden test may "
+                           f"pass to learner code\"")
+    return found
+
+
 def _combine(ex: Exercise, full: dict, reruns: list[dict], parts: list[dict] = ()) -> Report:
     """The first (full) run's report, with the mutants run apart (`parts`) taken in and the other runs of the
     reference compared with it."""
@@ -543,14 +570,21 @@ def _combine(ex: Exercise, full: dict, reruns: list[dict], parts: list[dict] = (
             report.prints.update(part.get("prints", {}))
             report.errors += part["errors"]
     runs = [report.outcomes["reference"]] if "reference" in report.outcomes else []
+    apart = None
     for i, rerun in enumerate(reruns, 2):
         if "crash" in rerun:
             report.errors.append(f"{rel(ex.folder)}: reference run {i} {rerun['crash']}")
             continue
         runs.append(rerun["outcomes"])
+        if rerun.get("separated"):
+            apart = rerun
         if rerun["durations"]:
             report.suite_runs.append(round(sum(rerun["durations"].values()), 1))
-    flaky = flaky_tests(ex, runs) if len(runs) > 1 else {}
+    # a test steady in one interpreter that goes another way on the separated path is not flaky: it is that
+    singles = [r for r in runs if apart is None or r is not apart["outcomes"]]
+    differs = apart_differences(ex, singles, apart) if apart and singles else {}
+    flaky = {k: v for k, v in (flaky_tests(ex, runs) if len(runs) > 1 else {}).items() if k not in differs}
+    report.errors += differs.values()
     for name in flaky:
         report.failing.pop(name, None)
     report.errors[:0] = flaky.values()
@@ -696,7 +730,9 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
             corpora.append((ex, {"kind": "corpus", "folder": str(ex.folder), "deps": deps},
                             BOOT_LIMIT + ex.time_limit * 4 * (len(ex.catalogue) + len(ex.mutants)), 0))
         if "reference" not in broken and "tests" not in broken:  # else there is nothing to run again
-            reruns += [(ex, {"kind": "reference", "folder": str(ex.folder), "deps": deps},
+            # the last run on the separated path, where one interpreter cannot hold two (not in Pyodide)
+            reruns += [(ex, {"kind": "reference", "folder": str(ex.folder), "deps": deps,
+                             "separate": i == runs - 1 and not IN_PYODIDE},
                         BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + 1), i) for i in range(1, runs)]
     # With fewer exercises than cores, the mutants of each are shared out: the full job keeps a share, and
     # jobs of their own run the rest on the other cores.

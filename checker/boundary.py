@@ -44,6 +44,10 @@ REMOTE_BUILTINS = ("isinstance", "issubclass", "repr", "str", "len", "iter", "ne
                    "callable", "hasattr", "getattr", "dir")
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_loads = json.JSONDecoder().decode
+
+
 class BoundaryError(Exception):
     """The other side sent something that is not a valid message, or is gone."""
 
@@ -63,8 +67,8 @@ class _Encoder:
     receiver can answer about the caller's own objects."""
 
     def __init__(self, side: "Side", known: dict[int, int] | None = None, arrays: dict | None = None):
-        self.side, self.ids = side, dict(known or {})
-        self.next = max(self.ids.values(), default=-1) + 1
+        self.side, self.ids = side, known or {}
+        self.next = max(self.ids.values()) + 1 if self.ids else 0
         self.objects: list = []
         self.arrays = arrays or {}  # number -> an array argument of the call this answers: a view of it stays one
 
@@ -389,7 +393,7 @@ class Side:
 
     # -- messages
     def send(self, message: dict, enc: _Encoder | None = None) -> None:
-        data = json.dumps(message, separators=(",", ":")).encode()
+        data = _dumps(message).encode()
         if len(data) > MESSAGE_CAP:
             raise BoundaryError(f"a message of {len(data)} bytes is more than the boundary carries")
         self.channel.send(data)
@@ -401,7 +405,7 @@ class Side:
         if len(data) > MESSAGE_CAP:
             raise BoundaryError("message too long")
         try:
-            message = json.loads(data)
+            message = _loads(data.decode())
         except (ValueError, RecursionError) as exc:
             raise BoundaryError(f"not a message: {exc}") from None
         if type(message) is not dict or type(message.get("op")) is not str:
@@ -448,12 +452,13 @@ class Side:
         dec = _Decoder(self)
         try:
             target = dec.dec(message.get("target"))
-            args, kwargs = dec.dec(message.get("args")), dec.dec(message.get("kwargs", ["d", -1]))
+            kwargs = message.get("kwargs")
+            args, kwargs = dec.dec(message.get("args")), (dec.dec(kwargs) if kwargs is not None else {})
             if type(args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise BoundaryError("bad arguments")
         except (BoundaryError, TypeError, ValueError, KeyError, IndexError, RecursionError, OverflowError) as exc:
             return self._reply("raise", BoundaryError(f"a malformed request ({str(exc)[:200]})"), {}, {})
-        before = {n: (obj, _state(obj)) for n, obj in dec.memo.items() if n >= 0}
+        before = {n: (obj, _state(obj)) for n, obj in dec.memo.items()}
         try:
             value, op = self.perform(message["op"], target, args, kwargs, message), "return"
         except BaseException as exc:  # noqa: BLE001 - every outcome crosses as data
@@ -467,8 +472,8 @@ class Side:
 
     def _reply(self, op: str, value, memo: dict, before: dict) -> None:
         np = _numpy()
-        arrays = {n: obj for n, obj in memo.items() if n >= 0 and np is not None and type(obj) is np.ndarray}
-        enc = _Encoder(self, {id(obj): n for n, obj in memo.items() if n >= 0}, arrays)
+        arrays = {n: obj for n, obj in memo.items() if np is not None and type(obj) is np.ndarray}
+        enc = _Encoder(self, {id(obj): n for n, obj in memo.items()}, arrays)
         changed = []
         for number, (obj, state) in before.items():
             try:

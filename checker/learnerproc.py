@@ -140,53 +140,15 @@ def readable_paths() -> list[Path]:
     return sorted(paths)
 
 
-def _load(message: dict, folder: Path, side, out) -> dict:
-    from . import boundary
-    from .isolation import TestTimeout, alarm, write_tree
-    from .messages import exception_line, format_traceback, frames
-
-    files = {str(k): str(v) for k, v in dict(message.get("files") or {}).items()}
-    learner, limit = str(message.get("learner")), message.get("time_limit")
-    src = folder / "src"
-    write_tree(src, files)
-    sys.path.insert(0, str(src))
-    names = {str(src / rel): rel for rel in files} | {str((src / rel).resolve()): rel for rel in files}
-    side.display = names.get
-    modules = [learner] + sorted(r for r in files if r != learner)
-    try:
-        with alarm(float(limit) if limit else None):
-            for rel in modules:
-                __import__(rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__"))
-    except (KeyboardInterrupt, TestTimeout) as exc:
-        return {"status": "timeout", "traceback": frames(exc, names)}
-    except BaseException as exc:  # noqa: BLE001 - a learner's failure is a result
-        return {"status": "error", "message": exception_line(exc, names), "traceback": format_traceback(exc, names)}
-    del boundary
-    return {"status": "ok"}
-
-
 def main(rfd: int, wfd: int, folder: Path) -> int:
     import numpy  # noqa: F401 - loaded before the sandbox closes the site-packages folder
 
-    from . import boundary, sandbox
-    from .isolation import CappedStream
+    from . import sandbox, separated
 
-    out = CappedStream()
-    sys.stdout = sys.stderr = out
     held = sandbox.apply(folder, readable_paths())
     os.chdir(folder)
-    channel = PipeChannel(rfd, wfd)
-    side = boundary.LearnerSide(channel)
-    side.send({"op": "hello", "sandbox": held})
-    while True:
-        message = side.receive()
-        if message["op"] == "load":
-            side.send({"op": "loaded", **_load(message, folder, side, out)})
-        elif message["op"] == "finish":
-            side.send({"op": "finished", "stdout": out.getvalue()})
-            return 0
-        else:
-            side.serve(message)
+    separated.serve_learner(PipeChannel(rfd, wfd), folder, held)
+    return 0
 
 
 if __name__ == "__main__":

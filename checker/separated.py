@@ -10,10 +10,12 @@ call starts a fresh one, loaded again, under the same stand-in modules.
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Callable, Mapping
 
 from . import boundary
-from .isolation import TestTimeout, alarm
+from .isolation import CappedStream, TestTimeout, alarm, write_tree
 from .messages import REMOTE  # noqa: F401 - the judge names the learner's frames by it
 
 LOAD_GRACE = 2.0  # seconds beyond the time limit the tests' side waits for a load before it ends the learner's
@@ -145,3 +147,73 @@ class Learner:
                 out = ""
         self.end()
         return out[: 2 * 100_000]
+
+
+# ---- the learner's side --------------------------------------------------------------------------------------
+
+def _load(message: dict, folder: Path, side: boundary.LearnerSide) -> dict:
+    """Write the files, import the learner's module first and then the others, under the time limit; the texts
+    of a failure are made here, with the names the learner knows."""
+    from .messages import exception_line, format_traceback, frames
+
+    files = {str(k): str(v) for k, v in dict(message.get("files") or {}).items()}
+    learner, limit = str(message.get("learner")), message.get("time_limit")
+    src = folder / "src"
+    write_tree(src, files)
+    sys.path.insert(0, str(src))
+    names = {str(src / rel): rel for rel in files} | {str((src / rel).resolve()): rel for rel in files}
+    side.display = names.get
+    try:
+        with alarm(float(limit) if limit else None):
+            for rel in [learner] + sorted(r for r in files if r != learner):
+                __import__(module_name(rel))
+    except (KeyboardInterrupt, TestTimeout) as exc:
+        return {"status": "timeout", "traceback": frames(exc, names)}
+    except BaseException as exc:  # noqa: BLE001 - a learner's failure is a result
+        return {"status": "error", "message": exception_line(exc, names), "traceback": format_traceback(exc, names)}
+    return {"status": "ok"}
+
+
+def serve_learner(channel, folder: Path, held: list[str]) -> None:
+    """The learner's interpreter's loop (checker/learnerproc.py on CPython, the learner's worker in the browser):
+    say `hello` with the sandbox layers that hold, then `load`, the tests' requests, and `finish` (what the code
+    printed). Returns after `finish`, or raises LearnerGone when the tests' side has gone."""
+    out = CappedStream()
+    sys.stdout = sys.stderr = out
+    side = boundary.LearnerSide(channel)
+    side.send({"op": "hello", "sandbox": held})
+    while True:
+        message = side.receive()
+        if message["op"] == "load":
+            side.send({"op": "loaded", **_load(message, folder, side)})
+        elif message["op"] == "finish":
+            side.send({"op": "finished", "stdout": out.getvalue()})
+            return
+        else:
+            side.serve(message)
+
+
+class JsChannel:
+    """A channel over one end of web/src/shared/sync-channel.js, in Pyodide: `recv` waits in slices, so that an
+    interrupt (Stop, the page's time limit) lands in Python between them."""
+
+    def __init__(self, end, slice_ms: int = 50):
+        self.end, self.slice_ms = end, slice_ms
+
+    def send(self, data: bytes) -> None:
+        from pyodide.ffi import to_js
+
+        if not self.end.send(to_js(data)):
+            raise boundary.LearnerGone("the other side has closed the channel")
+
+    def recv(self) -> bytes | None:
+        while True:
+            got = self.end.recv(self.slice_ms)
+            if isinstance(got, int):
+                if got < 0:
+                    return None
+                continue
+            return got.to_bytes()
+
+    def close(self) -> None:
+        self.end.close()

@@ -547,3 +547,20 @@ def test_one_exercise_shares_its_mutants_over_the_cores_with_the_same_verdicts(w
     assert sorted(kinds[0][1] + kinds[1][1]) == sorted(m.stem for m in (folder / "mutants").glob("*.toml"))
     assert shared.outcomes == whole.outcomes
     assert sorted(shared_errors) == sorted(whole_errors) and any("survives" in e for e in shared_errors)
+
+
+def test_a_test_that_holds_only_in_one_interpreter_is_named(tmp_path):
+    """One reference run of every validation is on the separated path (the class view's): a hidden test whose
+    meaning does not survive the boundary (here, it asks for the learner's function object itself) is an error at
+    its def, not a flaky test."""
+    folder = copy_fixture(tmp_path / "course", "t01-1")
+    tests_file = folder / "tests" / "test_base.py"
+    append(tests_file, "\n\ndef test_total_is_a_function():\n    import types\n"
+                       "    assert isinstance(base.total, types.FunctionType), 'total should be a function'\n")
+    append(folder / "exercise.toml", '\n[[tests]]\nname = "test_total_is_a_function"\nkind = "unit"\n'
+                                     'checks = "the object itself"\nwhy = "a planted mistake"\n')
+    _reports, errors = validate.validate_all(root=tmp_path / "course", runs=2)
+    [error] = errors
+    assert error.startswith(f"{at(tests_file, 'def test_total_is_a_function(')}: test_total_is_a_function failed "
+                            "against the reference with its code in an interpreter of its own"), error
+    assert "total should be a function" in error and "flaky" not in error
