@@ -158,3 +158,21 @@ test("checkAgain: a check waits for the dependencies the learner claims, and tak
   assert.deepEqual(seen.map((f) => Object.keys(f).length), [1, 2, 3], "each after its dependencies, one at a time here");
   assert.deepEqual(seen[2], { "a.py": "a good", "b.py": "# reference b", "c.py": "c good" }, "own code where it held, else the reference");
 });
+
+test("a claimed pass's code can be read from its cell, as text", async () => {
+  const s = setup();
+  await s.api.add(FILES);
+  await until(() => s.root.dataset.state === "done", 5000, "every pass checked again");
+  const cell = s.root.querySelector("td[data-exercise='T01.1'][data-verdict='not-reproduced']");
+  const button = cell.querySelector("button[data-read-code]");
+  assert.ok(button, "a claimed pass that did not hold has its code to read");
+  assert.equal(s.root.querySelector("td[data-verdict='untried'] button[data-read-code]"), null, "nothing to read");
+  button.dispatchEvent(new s.document.defaultView.Event("click", { bubbles: true }));
+  const dialog = s.root.querySelector("dialog[data-class-code]");
+  const learner = cell.closest("tr").dataset.learner;
+  const found = gather(FILES, GOLD.columns).learners.find((l) => l.name === learner);
+  assert.equal(dialog.querySelector("code").textContent, found.work["t01-1"].code);
+  assert.match(dialog.querySelector("h2").textContent, new RegExp(`${learner}: T01.1`));
+  assert.equal(dialog.querySelector("code").children.length, 0, "learner text reaches the page only as text");
+  await s.api.settled();
+});

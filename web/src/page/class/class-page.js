@@ -82,7 +82,11 @@ function createClass({ root, ui, views, store, bundle, makeWorker, size, index }
     generation: 0, ranFor: 0, running: null, summaryTimer: null };
   const ready = index().then((entries) => {
     state.columns = entries.map((e) => ({ slug: e.slug, id: e.id, title: e.title, requires: e.requires || [], prompts: e.prompts || [] }));
-    const table = tableView(state.columns);
+    const table = tableView(state.columns, (key, id) => {
+      const learner = state.learners.find((l) => l.key === key);
+      const column = state.columns.find((c) => c.id === id);
+      return learner && column ? { learner: learner.name, id, code: learner.work[column.slug].code } : null;
+    });
     views.table.dom.replaceWith(table.dom);
     views.table = table;
   });

@@ -32,7 +32,8 @@ export function details(cell) {
   return parts;
 }
 
-/** Fill one table cell from its data (model.js `cell`); a claimed pass being checked has no verdict yet. */
+/** Fill one table cell from its data (model.js `cell`); a claimed pass being checked has no verdict yet. A claimed
+ * pass has a button that shows its code (codeView): what no check can tell apart, a teacher can read. */
 export function fillCell(td, cell) {
   if (cell.verdict) {
     td.dataset.verdict = cell.verdict;
@@ -44,7 +45,39 @@ export function fillCell(td, cell) {
   // Two elements a cell: a table of 200 learners is thousands of cells, and each verdict repaints them.
   const word = el("strong", { class: "tl-verdict" }, cell.verdict ? VERDICT_TEXT[cell.verdict] : "claimed pass, checking again…");
   const parts = details(cell);
-  td.replaceChildren(word, ...(parts.length ? [el("span", { class: "tl-class-details" }, parts.join(" · "))] : []));
+  const read = cell.verdict === "passed" || cell.verdict === "not-reproduced"
+    ? [el("button", { type: "button", class: "tl-class-read", "data-read-code": "" }, "code")] : [];
+  td.replaceChildren(word, ...(parts.length ? [el("span", { class: "tl-class-details" }, parts.join(" · "))] : []), ...read);
+}
+
+/**
+ * The code of one learner's claimed pass, in a dialog, as text: opened by a cell's "code" button.
+ * @param {(key: string, id: string) => {learner: string, id: string, code: string}|null} codeOf
+ */
+export function codeView(codeOf) {
+  const title = el("h2", { id: "tl-class-code-title" });
+  const code = el("code");
+  const pre = el("pre", { tabindex: "0" });
+  pre.append(code);
+  const close = el("button", { type: "button", class: "md-button" }, "Close");
+  const dom = el("dialog", { class: "tl-class-code", "aria-labelledby": "tl-class-code-title", "data-class-code": "" });
+  dom.append(title, pre, close);
+  close.addEventListener("click", () => dom.close());
+  return {
+    dom,
+    /** Show the code of the cell whose button was pressed (a click anywhere in the table comes here). */
+    open(target) {
+      const button = target.closest?.("button[data-read-code]");
+      const td = button?.closest("td[data-exercise]");
+      const found = td && codeOf(td.closest("tr")?.dataset.key || "", td.dataset.exercise);
+      if (!found) return false;
+      title.textContent = `${found.learner}: ${found.id}, the code of the claimed pass`;
+      code.textContent = found.code;
+      if (typeof dom.showModal === "function") dom.showModal();
+      else dom.setAttribute("open", "");
+      return true;
+    },
+  };
 }
 
 /**
@@ -53,8 +86,10 @@ export function fillCell(td, cell) {
  * @returns {{dom: HTMLElement, show: (rows: {key: string, row: object}[]) => void,
  *            update: (key: string, id: string, cell: object, passed: number) => void}}
  */
-export function tableView(columns) {
+export function tableView(columns, codeOf = () => null) {
   const dom = el("div", { class: "tl-class-table" });
+  const reader = codeView(codeOf);
+  dom.addEventListener("click", (event) => reader.open(event.target));
   const cells = new Map();
   let unwatch = () => {};
   function show(rows) {
@@ -74,7 +109,7 @@ export function tableView(columns) {
       el("th", { scope: "col", class: "tl-class-when" }, "Last activity (UTC)"));
     const body = el("tbody");
     for (const { key, row } of rows) {
-      const tr = el("tr", { "data-learner": row.learner });
+      const tr = el("tr", { "data-learner": row.learner, "data-key": key });
       const th = el("th", { scope: "row" }, row.learner);
       if (row.files.length > 1 || row.files[0] !== row.learner) {
         th.append(el("span", { class: "tl-class-files" }, ` (${row.files.join(", ")})`));
@@ -98,7 +133,7 @@ export function tableView(columns) {
     const inner = el("div", { class: "md-typeset__table" });
     inner.append(table);
     wrap.append(inner);
-    dom.replaceChildren(wrap);
+    dom.replaceChildren(wrap, reader.dom);
     unwatch = watchScroller(wrap, "Table");
   }
   const queued = new Map();
