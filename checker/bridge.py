@@ -76,17 +76,19 @@ def explore(payload_json: str, write, on_steps, _last=_last, _session=console.Se
     return _dumps(result)
 
 
-def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
+def check(payload_json: str, channel=None, _check=judge.check, _dumps=json.dumps, _loads=json.loads,
           _close=figures.close_all, _diagnose=diagnosis.diagnose) -> str:
     """The Check button: `judge.check` on a check request's tests, files, learner and names (and the build's
     assertion rewriting of the tests, `rewritten`, when the request carries it); a CheckResult, with the known
     mistakes its failure looks like as `diagnosis` when the request carries the exercise's `mistakes`
     (checker/diagnosis.py). Nothing is drawn (checker/figures.py); figures the learner's module opened are
-    closed after."""
+    closed after. `channel`: one end of web/src/shared/sync-channel.js, for a separated check: the learner's
+    code runs in the worker at its other end (`serve`), once; a second start (after a time limit) is refused."""
     try:
         p = _loads(payload_json)
         result = _check(tests=p["tests"], files=p["files"], learner=p["learner"], names=p["names"],
-                        workdir=WORKDIR, rewritten=p.get("rewritten"))
+                        workdir=WORKDIR, rewritten=p.get("rewritten"),
+                        separate=None if channel is None else _once(channel))
         found = _diagnose(result, p.get("mistakes") or [])
         if found:
             result["diagnosis"] = found
@@ -95,6 +97,36 @@ def check(payload_json: str, _check=judge.check, _dumps=json.dumps, _loads=json.
         return _dumps({"status": "timeout", "tests": [], "stdout": "", "traceback": "", "phase": "import"})
     finally:
         _close()
+
+
+def _once(end):
+    """The `separate` of a browser check: its one learner worker. The browser cannot start another one while the
+    tests wait, so after a time limit the rest of the tests fail with a message instead."""
+    from . import boundary, separated
+
+    used = []
+
+    def connect():
+        if used:
+            raise boundary.LearnerGone("your code's Python was stopped at the time limit, so the tests after it "
+                                       "were not run")
+        used.append(True)
+        return separated.JsChannel(end)
+    return connect
+
+
+def serve(end) -> str:
+    """Be the learner's interpreter of one separated check, over `end` (web/src/shared/sync-channel.js), until
+    the check ends; a RunResult. No judge, no verdict here: only the learner's code and what the tests ask of it."""
+    from pathlib import Path
+
+    from . import boundary, separated
+
+    try:
+        separated.serve_learner(separated.JsChannel(end), Path(WORKDIR) / "learner", ["worker", "confined"])
+        return json.dumps({"status": "ok", "stdout": "", "traceback": ""})
+    except (boundary.BoundaryError, KeyboardInterrupt) as exc:
+        return json.dumps({"status": "error", "stdout": "", "traceback": f"{type(exc).__name__}: {exc}"[:500]})
 
 
 def imports(sources_json: str, _loads=json.loads, _dumps=json.dumps) -> str:

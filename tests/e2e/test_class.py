@@ -215,3 +215,39 @@ def test_a_teacher_grades_ten_exports_and_every_pass_is_checked_again(page, fixt
 def mutant_failing_test() -> str:
     mutant = min(LESSON_EX.mutants, key=lambda m: m.name)
     return mutant_source(FIXTURE, LESSON_EX.slug, mutant.name)[1]
+
+
+TRICKS = sorted((REPO / "tests" / "fixtures" / "redteam").glob("*.py"))
+
+
+def test_an_isolated_class_page_keeps_learner_code_apart_and_no_trick_forges_a_pass(page, fixture_isolated_url,
+                                                                                       tmp_path):
+    """The red-team suite (tests/fixtures/redteam/, every trick a wrong T01.1 claiming a pass) on the class page of
+    a cross-origin isolated site: each check's code runs in a worker of its own, cut off from the origin's data
+    (web/src/worker/confine.js), and no trick's pass holds; an honest pass still does, and the offline copy and the
+    saved data are still there after."""
+    t011 = next(e for e in exercises(FIXTURE).values() if e.id == "T01.1")
+    assert t011.import_path == "fixture/base.py"
+    folder = tmp_path / "tricks"
+    folder.mkdir()
+    learners = {trick.stem: trick.read_text(encoding="utf-8") for trick in TRICKS}
+    learners["honest"] = reference(FIXTURE, t011.slug)
+    for name, code in learners.items():
+        doc = {"format": "tinyllm-progress", "version": "v1", "saved": "2026-12-01T10:00:00Z", "course": "tinyllm",
+               "build": "b", "origin": "browser", "learner": name,
+               "data": {f"result:{t011.slug}": {"status": "passed", "tests": [], "at": 1796119200000, "code": code}}}
+        (folder / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
+    page.goto(fixture_isolated_url + CLASS)
+    assert page.evaluate("() => crossOriginIsolated")
+    expect(page.locator(".tl-class")).to_have_attribute("data-boundary", "separated")
+    page.evaluate("""async () => { await (await caches.open('tl-redteam-canary')).put('/canary', new Response('x'));
+        await new Promise((ok) => { const r = indexedDB.open('tl-redteam-canary'); r.onsuccess = ok; }); }""")
+    page.locator("input[type=file][data-class-files]").set_input_files(sorted(folder.iterdir()))
+    page.wait_for_function("() => document.querySelector('.tl-class').dataset.state === 'done'", timeout=CLASS_MS)
+    got = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
+        [tr.dataset.learner, tr.querySelector('td[data-exercise="{t011.id}"]').dataset.verdict]))""")
+    honest = page.locator(f'[data-learner="honest"] [data-exercise="{t011.id}"]').text_content()
+    assert got == {**{t.stem: "not-reproduced" for t in TRICKS}, "honest": "passed"}, (honest, got)
+    kept = page.evaluate("""async () => ({caches: await caches.has('tl-redteam-canary'),
+        databases: (await indexedDB.databases()).map((d) => d.name)})""")
+    assert kept["caches"] and "tl-redteam-canary" in kept["databases"], kept

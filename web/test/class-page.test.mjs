@@ -176,3 +176,50 @@ test("a claimed pass's code can be read from its cell, as text", async () => {
   assert.equal(dialog.querySelector("code").children.length, 0, "learner text reaches the page only as text");
   await s.api.settled();
 });
+
+test("where the page can separate, each check's learner code goes to a fresh worker of its own, ended after", async () => {
+  class Loaded extends FakeWorker {
+    boot(last) {
+      super.boot(last);
+      this.send({ type: "status", stage: "pytest", ms: 1, handedOff: true }); // every later module is in
+    }
+  }
+  const served = [];
+  const learners = [];
+  const s = setup();
+  const { document } = page('<div class="tl-class"></div>');
+  const log = [];
+  const running = { now: 0, most: 0 };
+  const judge = golden(log, running);
+  const root = document.querySelector(".tl-class");
+  const api = mountClass(root, {
+    store: createStore(new SharedStorage().tab(null)), base: "http://site.test/assets/", cores: 2, separate: true,
+    index: async () => GOLD.columns.map((c) => ({ ...c, kind: "module" })),
+    bundle: async (slug) => BUNDLES[slug],
+    makeWorker: () => new PythonWorker({ base: "http://site.test/assets/", spare: false, graceMs: 20,
+      createWorker: () => new FakeWorker({ behave: judge }) }).start(),
+    makeLearner: () => {
+      const fakes = [];
+      const client = new PythonWorker({ base: "http://site.test/assets/", spare: false, graceMs: 20,
+        createWorker: () => {
+          const fake = new Loaded({ behave: (msg, a) => { if (msg.type === "serve") { served.push(msg); a.started(); } } });
+          fakes.push(fake);
+          return fake;
+        } }).start();
+      learners.push({ client, fakes });
+      return client;
+    },
+  });
+  assert.equal(root.dataset.boundary, "separated");
+  assert.match(root.querySelector("[data-class-boundary]").textContent, /a Python of its own/);
+  await api.add(FILES);
+  await until(() => root.dataset.state === "done", 5000, "every pass checked again");
+  assert.equal(api.csv, readFileSync(new URL(CASE.csv, GOLDEN), "utf8"), "the same verdicts, the same CSV");
+  assert.ok(log.length > 0 && log.every((m) => m.channel instanceof SharedArrayBuffer), "every check is separated");
+  assert.equal(served.length, log.length, "one learner's worker served each check");
+  assert.ok(served.every((m) => m.channel instanceof SharedArrayBuffer));
+  await api.settled();
+  assert.ok(learners.every(({ client }) => client.disposed), "each learner's worker is ended, the spare too");
+  assert.equal(s.root.dataset.boundary, "single", "a page that is not isolated says it checks in one Python");
+  assert.match(s.root.querySelector("[data-class-boundary]").textContent, /could not keep learner code apart/);
+});

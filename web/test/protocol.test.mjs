@@ -18,6 +18,7 @@ const GOOD = {
   explore: { type: "explore", id: 5, kind: "eval", code: "f(1)", run: 2, filename: "main.py", files: {} },
   cancel: { type: "cancel", id: 2 },
   ping: { type: "ping", id: 4 },
+  serve: { type: "serve", id: 6, channel: new SharedArrayBuffer(32) },
 };
 
 test("every request type has a well-formed example", () => {
@@ -108,7 +109,7 @@ test("init's interrupt is a SharedArrayBuffer when given", () => {
 
 test("stage names exist once: STAGE by name, NEEDS per request, reached() in order", () => {
   assert.deepEqual(Object.values(STAGE), [...STAGES]);
-  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "pytest", explore: "numpy" });
+  assert.deepEqual({ ...NEEDS }, { run: "numpy", check: "pytest", explore: "numpy", serve: "pytest" });
   assert.equal(reached("pytest", STAGE.numpy), true);
   assert.equal(reached("numpy", STAGE.numpy), true);
   assert.equal(reached("python", STAGE.numpy), false);
@@ -227,4 +228,11 @@ test("a run's figures: images of base64 PNG with a text alternative, and notes, 
   for (const [result, expected] of bad) assert.match(resultProblem(result, "run"), expected, JSON.stringify(result));
   assert.match(replyProblem({ type: "result", id: 2, result: bad[2][0] }, "run"), /unknown image type/);
   assert.equal(figureProblem(IMAGE), "");
+});
+
+test("a separated check's two requests carry the channel, a SharedArrayBuffer, and nothing else will do", () => {
+  assert.equal(requestProblem({ ...GOOD.check, channel: new SharedArrayBuffer(32) }), "");
+  assert.match(requestProblem({ ...GOOD.check, channel: new ArrayBuffer(32) }), /check's channel/);
+  assert.match(requestProblem({ type: "serve", id: 1 }), /serve needs a SharedArrayBuffer/);
+  assert.match(requestProblem({ type: "serve", id: 1, channel: {} }), /serve needs a SharedArrayBuffer/);
 });

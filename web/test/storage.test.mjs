@@ -13,6 +13,8 @@ const ALLOWED = {
   "web/src/worker/boot/handoff.js": ["caches"],
   "web/src/sw/sw.js": ["caches"],
   "overrides/main.html": ["localStorage"],
+  // names them only to take them away from learner code in a class check
+  "web/src/worker/confine.js": ["caches", "indexedDB", "localStorage", "sessionStorage"],
 };
 const STORAGE = /\b(localStorage|sessionStorage|indexedDB|caches)\b/g;
 

@@ -23,12 +23,17 @@
  *   Check, a Reset or a new worker since), the input runs in an empty one named `filename`, with `files`
  *   importable, and the result says `fresh`.
  * @typedef {{type: "check", id: number, tests: Files, files: Files, learner: string, names: string[],
- *   rewritten?: Rewritten, mistakes?: Mistake[]}} CheckRequest
+ *   rewritten?: Rewritten, mistakes?: Mistake[], channel?: SharedArrayBuffer}} CheckRequest
  *   Run the hidden suite `tests` against `files`; `learner` is the key of `files` that holds the learner's own
  *   file; `names` the catalogue's test names in order (every one appears in the result); `rewritten`: the
  *   bundle's assertion rewriting of `tests`, made at build time (tools/rewriting.py), which spares the first
  *   check of an exercise pytest's own rewriting; `mistakes`: the exercise's known mistakes (the bundle's), which
- *   the result's `diagnosis` is drawn from.
+ *   the result's `diagnosis` is drawn from. `channel`: a separated check (checker/separated.py): the learner's
+ *   code runs in another worker, serving this channel (ServeRequest), and never in this one.
+ * @typedef {{type: "serve", id: number, channel: SharedArrayBuffer}} ServeRequest
+ *   Be the learner's interpreter of one separated check (shared/sync-channel.js): once everything is loaded, the
+ *   worker takes away its own reach (worker/confine.js: no storage, no network, no other worker) and serves the
+ *   tests' requests until the check ends; its RunResult says how it ended. The worker is used for nothing else.
  * @typedef {{mutant: string, pitfall: string, number?: number|null, fingerprint: string[]}} Mistake
  *   checker/diagnosis.py: a mutant, the pitfall it stands for, the page's pitfall number, and how it fails.
  * @typedef {{tag: string, tests: Record<string, string>}} Rewritten
@@ -115,7 +120,7 @@
  *   itself (Stop before start, a lost worker, a malformed reply) has status "stopped", "timeout" or "error".
  */
 
-export const REQUESTS = Object.freeze(["init", "run", "check", "explore", "cancel", "ping"]);
+export const REQUESTS = Object.freeze(["init", "run", "check", "explore", "cancel", "ping", "serve"]);
 export const REPLIES = Object.freeze(["status", "loading", "started", "stdout", "steps", "progress", "result", "error",
   "fatal"]);
 export const EXPLORE_KINDS = Object.freeze(["eval", "trace"]);
@@ -126,7 +131,7 @@ export const STAGES = Object.freeze(["python", "numpy", "pytest"]);
 /** Each stage by name, so code says `STAGE.pytest` rather than a string that may drift. */
 export const STAGE = Object.freeze(Object.fromEntries(STAGES.map((s) => [s, s])));
 /** The stage each request needs before it can start. */
-export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.pytest, explore: STAGE.numpy });
+export const NEEDS = Object.freeze({ run: STAGE.numpy, check: STAGE.pytest, explore: STAGE.numpy, serve: STAGE.pytest });
 export const RUN_STATUSES = Object.freeze(["ok", "error", "timeout", "stopped"]);
 export const EXPLORE_STATUSES = Object.freeze([...RUN_STATUSES, "incomplete"]);
 export const CHECK_STATUSES = Object.freeze(["passed", "failed", "error", "timeout", "stopped"]);
@@ -175,6 +180,11 @@ export function requestProblem(msg) {
   }
   if (msg.type === "run" && msg.run !== undefined && !isId(msg.run)) return "run's run must be an integer >= 0";
   if (msg.type === "explore") return exploreProblem(msg);
+  const shared = (v) => typeof SharedArrayBuffer !== "undefined" && v instanceof SharedArrayBuffer;
+  if (msg.type === "serve" && !shared(msg.channel)) return "serve needs a SharedArrayBuffer channel";
+  if (msg.type === "check" && msg.channel !== undefined && !shared(msg.channel)) {
+    return "check's channel must be a SharedArrayBuffer";
+  }
   if (msg.type === "check" && (typeof msg.learner !== "string" || !isMap(msg.files) || !isMap(msg.tests)
       || !Array.isArray(msg.names))) {
     return "check needs learner, files, tests and names";

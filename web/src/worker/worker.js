@@ -9,6 +9,8 @@
 import { requestProblem, STAGE, NEEDS } from "../shared/protocol.js";
 import { boot } from "./boot/boot.js";
 import { loadPackages } from "./boot/packages.js";
+import { confine } from "./confine.js";
+import { channelEnd, SIDES } from "../shared/sync-channel.js";
 
 // Replies travel over a MessagePort handed over at init and kept in this module's scope: learner code can reach
 // the worker's global scope through Python's `js` module, but not this port, so it cannot forge a reply.
@@ -125,6 +127,10 @@ async function handle(msg) {
   const { bridge } = session;
   if (dead) return;
   if (cancelled.delete(msg.id)) return;
+  if (msg.type === "serve") {
+    await serve(session, msg);
+    return;
+  }
   if (loadedFor.delete(msg.id)) {
     post({ type: "progress", id: msg.id, text: "" }); // loaded: the request runs now
   } else {
@@ -147,11 +153,26 @@ async function handle(msg) {
       kind: msg.kind, code: msg.code, run: msg.run, filename: msg.filename, files: msg.files || {},
     }), write, steps), { status: "timeout", stdout: "", traceback: "" });
   } else {
+    const channel = msg.channel ? channelEnd(msg.channel, SIDES.tests) : undefined;
     result = invoke(() => bridge.check(JSON.stringify({
       tests: msg.tests, files: msg.files, learner: msg.learner, names: msg.names, rewritten: msg.rewritten,
       mistakes: msg.mistakes,
-    })), { status: "timeout", tests: [], stdout: "", traceback: "", phase: "import" });
+    }), channel), { status: "timeout", tests: [], stdout: "", traceback: "", phase: "import" });
   }
+  if (result) post({ type: "result", id: msg.id, result });
+}
+
+/**
+ * Be the learner's interpreter of one separated check (protocol.js ServeRequest): once every module has arrived,
+ * cut this worker off (confine.js), then serve the tests' requests until the check ends. The worker is used for
+ * nothing else after: the page ends it with the check.
+ */
+async function serve(session, msg) {
+  await session.allHere;
+  const end = channelEnd(msg.channel, SIDES.learner);
+  confine(self);
+  post({ type: "started", id: msg.id });
+  const result = invoke(() => session.bridge.serve(end), { status: "timeout", stdout: "", traceback: "" });
   if (result) post({ type: "result", id: msg.id, result });
 }
 

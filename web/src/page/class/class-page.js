@@ -15,7 +15,7 @@ import { loadBundle } from "../cell/bundles.js";
 import { PythonWorker } from "../worker-client.js";
 import { expand, isZip } from "./zip.js";
 import { csvText, FILE_CAP, gather, plan, row, summaryText, textOf, TOO_LARGE, verdict, ZIP_CAP, ZIP_TOO_LARGE } from "./model.js";
-import { checkAgain, poolSize } from "./recheck.js";
+import { checkAgain, learnerPool, poolSize } from "./recheck.js";
 import { progressView, rejectedView, summaryView, tableView } from "./view.js";
 
 const SUMMARY_EVERY_MS = 2000; // the summary follows the results at most this often while the checks run
@@ -77,7 +77,7 @@ function layout(root) {
  * run that checks what is left (recheck.js); a newer class (files added, the class cleared) makes an older run stop
  * taking checks, and the results it had are kept by the code they judged.
  */
-function createClass({ root, ui, views, store, bundle, makeWorker, size, index }) {
+function createClass({ root, ui, views, store, bundle, makeWorker, makeLearner, size, index }) {
   const state = { columns: [], files: [], refused: [], learners: [], verdicts: {}, results: {}, cache: new Map(),
     generation: 0, ranFor: 0, running: null, summaryTimer: null };
   const ready = index().then((entries) => {
@@ -162,6 +162,7 @@ function createClass({ root, ui, views, store, bundle, makeWorker, size, index }
         return started[i].request(...args);
       },
     }));
+    const separate = makeLearner ? learnerPool(makeLearner) : null;
     state.running = (async () => {
       while (state.ranFor !== state.generation) {
         const mine = state.generation;
@@ -169,11 +170,13 @@ function createClass({ root, ui, views, store, bundle, makeWorker, size, index }
         await checkAgain({
           learners: state.learners, columns: state.columns, bundle, cache: state.cache, onResult: onResult(mine),
           workers: workers.slice(0, Math.max(1, Math.min(size, tasks().length))), cancelled: () => state.generation !== mine,
+          separate,
         });
         if (state.generation === mine) finished();
       }
     })().finally(() => {
       for (const w of started) w?.dispose();
+      separate?.dispose();
       state.running = null;
     });
   }
@@ -254,13 +257,32 @@ function wire(root, ui, klass, store) {
   ui.clear.addEventListener("click", () => klass.clear());
 }
 
+/** Whether this page can keep learner code apart from the judge: two workers need a SharedArrayBuffer between
+ * them, which a browser gives only to a cross-origin isolated page (the offline copy's service worker makes the
+ * pages it serves so: sw/sw.js). */
+export const canSeparate = () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer !== "undefined";
+
+/** Say on the page how its checks keep learner code from the judge (`data-boundary`: "separated" or "single"). */
+function showBoundary(root, separate) {
+  root.dataset.boundary = separate ? "separated" : "single";
+  const note = el("p", { class: "tl-class-boundary", "data-class-boundary": "" }, separate
+    ? "Each claimed pass is checked with the learner's code in a Python of its own, apart from the hidden tests "
+      + "and cut off from this site's saved data: it cannot forge a pass."
+    : "This browser could not keep learner code apart from the hidden tests here (the page is not cross-origin "
+      + "isolated: reload it once the offline copy is installed). The passes are checked with the code in the same "
+      + "Python as the tests, where a submission written to fool them could pass; ol class checks them apart.");
+  root.querySelector(".tl-class-drop")?.after(note);
+}
+
 /**
  * Mount the class widget.
  * @param {HTMLElement} root  the `.tl-class` placeholder
  * @param {{store: object, base: URL|string, cores?: number, vendor?: string, makeWorker?: () => object,
  *          index?: () => Promise<object[]>, bundle?: (slug: string) => Promise<object>}} ctx
  *   cores, vendor: how many checks run at once is poolSize(cores, vendor) (navigator's); makeWorker, index and
- *   bundle default to the page's (PythonWorker, the exercise index, the bundles); tests pass fakes
+ *   bundle default to the page's (PythonWorker, the exercise index, the bundles); tests pass fakes; separate:
+ *   whether to check on the separated path (canSeparate() by default), its learners' workers from makeLearner
+ *   (makeWorker by default)
  * @returns {{add: Function, ready: Promise<void>, rows: () => object[], csv: string, summary: string,
  *            workers: number, settled: () => Promise<void>}}
  */
@@ -268,9 +290,12 @@ export function mountClass(root, ctx) {
   const { store } = ctx;
   const { ui, views } = layout(root);
   const size = poolSize(ctx.cores ?? globalThis.navigator?.hardwareConcurrency, ctx.vendor ?? globalThis.navigator?.vendor);
+  const separate = ctx.separate ?? canSeparate();
+  showBoundary(root, separate);
+  const makeWorker = ctx.makeWorker || (() => new PythonWorker({ base: ctx.base, spare: false }).start());
   const klass = createClass({
-    root, ui, views, store, size,
-    makeWorker: ctx.makeWorker || (() => new PythonWorker({ base: ctx.base, spare: false }).start()),
+    root, ui, views, store, size, makeWorker,
+    makeLearner: separate ? (ctx.makeLearner || makeWorker) : null,
     bundle: ctx.bundle || ((slug) => loadBundle(ctx.base, slug)),
     index: ctx.index || (() => loadIndex(ctx.base)),
   });

@@ -10,6 +10,7 @@
  * same code is never checked twice (a learner's two files, files added later).
  */
 import { rewriting } from "../cell/bundles.js";
+import { channelBuffer, closeChannel } from "../../shared/sync-channel.js";
 import { dependencySources, plan, verdict, waitsFor } from "./model.js";
 
 export const POOL_MAX = 4; // each worker holds a Python of its own (tens of MB): more rarely pays on a laptop
@@ -50,24 +51,80 @@ async function requestOf(learner, column, verdicts, bundle) {
   return { payload, timeLimit: own.timeLimit, key: JSON.stringify([column.slug, files]) };
 }
 
-/** Judge one request on `worker`, once more when the worker was lost under it (not for a time limit). */
-async function judge(worker, { payload, timeLimit }) {
-  let result = await worker.request("check", payload, { timeLimit });
-  if (result.status === "error" && result.restarted) result = await worker.request("check", payload, { timeLimit });
+/** Judge one request on `worker`, once more when the worker was lost under it (not for a time limit); with
+ * `learners`, on the separated path (`apart`). */
+async function judge(worker, request, learners) {
+  const once = () => (learners ? apart(worker, request, learners) : worker.request("check", request.payload,
+    { timeLimit: request.timeLimit }));
+  let result = await once();
+  if (result.status === "error" && result.restarted) result = await once();
   return result;
+}
+
+/** Resolves true once `learner` has every module in (its status's handedOff), false if it failed to start. */
+const loaded = (learner) => new Promise((resolve) => {
+  let off = null;
+  let done = false;
+  off = learner.subscribe((s) => {
+    if (done || !(s.handedOff || s.failed)) return;
+    done = true;
+    resolve(!s.failed);
+    if (off) off();
+  });
+  if (done) off();
+});
+
+/**
+ * A separated check (checker/separated.py): the hidden tests and the verdict in `worker`, the learner's code in a
+ * fresh worker of its own (`learners.take()`), which serves them over a SharedArrayBuffer (shared/sync-channel.js)
+ * and cuts itself off from the origin's storage and the network first (worker/confine.js). The learner's worker
+ * is ended with the check: nothing of one submission reaches the next.
+ */
+async function apart(worker, { payload, timeLimit }, learners) {
+  const learner = learners.take();
+  const channel = channelBuffer();
+  try {
+    if (!await loaded(learner)) return { status: "error", tests: [], stdout: "", traceback: "", phase: "import" };
+    learner.request("serve", { channel });
+    return await worker.request("check", { ...payload, channel }, { timeLimit });
+  } finally {
+    closeChannel(channel);
+    learner.dispose();
+  }
+}
+
+/**
+ * Learners' workers for separated checks, one started ahead so that the next check does not wait for Python.
+ * @param {() => object} make  a new PythonWorker-like, started
+ */
+export function learnerPool(make) {
+  let next = null;
+  return {
+    take() {
+      const one = next || make();
+      next = make();
+      return one;
+    },
+    dispose() {
+      next?.dispose();
+      next = null;
+    },
+  };
 }
 
 /**
  * Check every claimed pass of `learners` again.
  * @param {{learners: object[], columns: object[], bundle: (slug: string) => Promise<object>,
  *          workers: {request: Function}[], cache?: Map<string, object>, cancelled?: () => boolean,
- *          onResult?: (learner: object, column: object, result: object, verdict: string) => void}} options
+ *          onResult?: (learner: object, column: object, result: object, verdict: string) => void,
+ *          separate?: {take: () => object}|null}} options
  *   workers: PythonWorker-like, each used for one check at a time; cache: results by the code judged, shared
- *   between runs; cancelled: stop taking checks (those running finish)
+ *   between runs; cancelled: stop taking checks (those running finish); separate: the separated path, each check's
+ *   learner code in a worker of its own (learnerPool), else in the check's worker
  * @returns {Promise<{verdicts: Record<string, Record<string, string>>, results: Record<string, Record<string, object>>}>}
  */
 export async function checkAgain({ learners, columns, bundle, workers, cache = new Map(), cancelled = () => false,
-  onResult = () => {} }) {
+  onResult = () => {}, separate = null }) {
   const waiting = plan(learners, columns);
   const verdicts = Object.fromEntries(learners.map((l) => [l.key, {}]));
   const results = Object.fromEntries(learners.map((l) => [l.key, {}]));
@@ -111,7 +168,7 @@ export async function checkAgain({ learners, columns, bundle, workers, cache = n
       return { status: "error", phase: "the hidden tests could not be loaded", tests: [] };
     }
     if (cache.has(request.key)) return cache.get(request.key);
-    const raw = await judge(worker, request);
+    const raw = await judge(worker, request, separate);
     if (raw.status === "stopped") return null;
     cache.set(request.key, kept(raw));
     return cache.get(request.key);

@@ -54,8 +54,9 @@ export function boot(report) {
     await loadPytest(ctx, session, await files);
     ready(ctx, STAGE.pytest);
     // 6. What start-up did not need (later.js), then the hand-off.
-    fetchLater(ctx, session, later).catch(() => {}).then(() => handedOff(ctx))
-      .then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
+    // `allHere`: every later module written (a learner's worker waits for it, then cuts itself off: confine.js)
+    session.allHere = fetchLater(ctx, session, later).catch(() => {});
+    session.allHere.then(() => handedOff(ctx)).then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
     return session;
   });
   for (const stage of STAGES) {

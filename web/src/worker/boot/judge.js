@@ -9,10 +9,13 @@ import { markLoaded } from "./packages.js";
 
 /**
  * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, explore: any, numpyReady: any,
- *   judgeReady: any, imports: any, plotsReady: any, expectLater: any, laterArrived: any}, sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
- *   list: import("../../shared/build-outputs.js").WheelsList, optional: Record<string, Promise<void>>}} Session
+ *   judgeReady: any, imports: any, plotsReady: any, expectLater: any, laterArrived: any, serve: any},
+ *   sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
+ *   list: import("../../shared/build-outputs.js").WheelsList, optional: Record<string, Promise<void>>,
+ *   allHere?: Promise<void>}} Session
  *   The interpreter and the judge's entry points (checker/bridge.py), as later stages and requests use them;
- *   `optional`: each optional package (matplotlib) being loaded or loaded, by name.
+ *   `optional`: each optional package (matplotlib) being loaded or loaded, by name; `allHere`: every module that
+ *   arrives after ready is written (boot.js).
  */
 
 /**
@@ -26,7 +29,7 @@ export async function installJudge({ py, restored }, files) {
   const entry = py.pyimport("checker.bridge");
   const bridge = { run: entry.run, check: entry.check, explore: entry.explore, numpyReady: entry.numpy_ready,
     judgeReady: entry.judge_ready, imports: entry.imports, plotsReady: entry.plots_ready,
-    expectLater: entry.expect_later, laterArrived: entry.later_arrived };
+    expectLater: entry.expect_later, laterArrived: entry.later_arrived, serve: entry.serve };
   const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [],
     list: files.list, optional: {} };
   try {
