@@ -362,3 +362,32 @@ def test_the_class_view_checks_each_pass_again(engine, fixture_url):
     refused = engine.js("() => [...document.querySelectorAll('[data-class-rejected]')].map((li) => li.textContent)")
     assert len(refused) == 1 and refused[0].startswith("cut.json: ") and "ends in the middle" in refused[0]
     clean(engine)
+
+
+def test_the_class_view_keeps_learner_code_apart_where_the_page_is_isolated(engine, fixture_isolated_url):
+    """On a cross-origin isolated page each claimed pass is checked with the learner's code in a worker of its own
+    (the separated path): an honest pass holds, two red-team tricks (a pytest plugin found through gc; deleting
+    the origin's caches) do not. The path each engine takes is on the page (`data-boundary`)."""
+    redteam = FIXTURE.parent.parent / "redteam"
+    t011 = next(e for e in exercises(FIXTURE).values() if e.id == "T01.1")
+
+    def export(learner: str, code: str) -> bytes:
+        return json.dumps({"format": "tinyllm-progress", "version": "v1", "course": "tinyllm", "learner": learner,
+                           "data": {f"result:{t011.slug}": {"status": "passed", "tests": [], "code": code,
+                                                            "at": 1}}}).encode()
+    files = {"honest.json": export("honest", reference(FIXTURE, t011.slug))}
+    for trick in ("gc_plugin", "delete_caches"):
+        files[f"{trick}.json"] = export(trick, (redteam / f"{trick}.py").read_text(encoding="utf-8"))
+    engine.open(fixture_isolated_url + CLASS)
+    engine.wait("() => document.querySelector('.tl-class[data-boundary]')", what="the class page")
+    isolated = engine.js("() => crossOriginIsolated === true")
+    boundary = engine.js("() => document.querySelector('.tl-class').dataset.boundary")
+    assert boundary == ("separated" if isolated else "single"), (engine.name, isolated, boundary)
+    engine.js(ADD_FILES, [[name, base64.b64encode(data).decode()] for name, data in files.items()])
+    engine.wait("() => document.querySelector('.tl-class').dataset.state === 'done'", timeout=2 * PYTHON_S,
+                what="every pass checked again")
+    cells = engine.js(f"""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
+        [tr.dataset.learner, tr.querySelector('td[data-exercise="{t011.id}"]').dataset.verdict]))""")
+    assert cells == {"honest": "passed", "gc_plugin": "not-reproduced", "delete_caches": "not-reproduced"}, cells
+    print(f"{engine.name}: cross-origin isolated {isolated}, class checks {boundary}")
+    clean(engine)
