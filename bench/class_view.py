@@ -142,12 +142,13 @@ def measure(engine: str, play, url: str, files: list[tuple[str, bytes]], timeout
 def markdown(rows: list[dict]) -> str:
     def ms(v):
         return "—" if v is None else f"{v:,} ms"
-    lines = ["| engine | learners | passes checked again (held) | workers | wall time | timer lateness max / p95 "
-             "| longest task | slowest key press (presses over 16 ms) | machine load |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| engine | path | learners | passes checked again (held) | workers | wall time | timer lateness max / "
+             "p95 | longest task | slowest key press (presses over 16 ms) | machine load |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         inputs = "—" if r["slowest_input_ms"] is None else f"{r['slowest_input_ms']:,} ms ({r['inputs']})"
-        lines.append(f"| {r['engine']} | {r['learners']} | {r['checks']} ({r['held']}) | {r['workers']} | "
+        lines.append(f"| {r['engine']} | {r.get('path', 'single')} | {r['learners']} | {r['checks']} ({r['held']}) | "
+                     f"{r['workers']} | "
                      f"{r['wall_s']:,} s | {ms(r['lag_max_ms'])} / {ms(r['lag_p95_ms'])} | {ms(r['longest_task_ms'])} | "
                      f"{inputs} | {r.get('load', '—')} |")
     return "\n".join(lines) + (
@@ -166,10 +167,12 @@ def main() -> int:
     parser.add_argument("--site", default=str(REPO / "site"))
     parser.add_argument("--out", default=str(REPO / "bench" / "results"))
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--isolate", action="store_true", help="serve with cross-origin isolation: the class page "
+                        "then checks on the separated path (each learner's code in a worker of its own)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp()) / "site"
     shutil.copytree(Path(args.site), root)
-    server, url = start_in_thread(root)
+    server, url = start_in_thread(root, isolate=args.isolate)
     out = Path(args.out)
     path = out / "class-latest.json"
     table = json.loads(path.read_text()) if path.is_file() else {}
@@ -180,8 +183,9 @@ def main() -> int:
             for engine in args.engine or ["chromium"]:
                 for size in args.learners or [30]:
                     row = measure(engine, play, url, class_files(size), args.timeout)
+                    row["path"] = "separated" if args.isolate else "single"
                     print(json.dumps(row), file=sys.stderr)
-                    table[f"{engine}-{size}"] = row
+                    table[f"{engine}-{size}" + ("-separated" if args.isolate else "")] = row
     finally:
         server.shutdown()
     out.mkdir(parents=True, exist_ok=True)

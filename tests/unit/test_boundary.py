@@ -320,3 +320,16 @@ def test_the_learners_interpreter_is_sandboxed(tmp_path):
         "write outside": "PermissionError", "read the checkout": "PermissionError", "socket": "PermissionError",
         "process": "PermissionError", "signal the parent": "PermissionError"}, got
     assert not (tmp_path / "outside").exists()
+
+
+def test_many_calls_cross_once_and_mean_the_comprehension(learner):
+    from checker.calls import calls
+
+    counter = learner.Counter()
+    assert calls(counter.bump, [()] * 5) == [1, 2, 3, 4, 5] and counter.n == 5
+    assert calls(learner.same, [(1,), ("a",), (None,)]) == [1, "a", None]
+    xs = [3, 1, 2]
+    assert calls(learner.sort_in_place, [(xs,)] * 2) == [None, None] and xs == [1, 2, 3]
+    with pytest.raises(ValueError, match="second"):
+        calls(learner.fail, [("second",)])
+    assert calls(len, [("ab",), ((),)]) == [2, 0], "in one interpreter it is the comprehension"

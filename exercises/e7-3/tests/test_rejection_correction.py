@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 import tinyllm.lessons.rejection_correction as sol
+from checker.calls import calls
 from checker.stats import chi_square_pvalue
 
 P = [0.5, 0.3, 0.2]
@@ -44,8 +45,7 @@ def number(value, what):
 def counts_of(step, p, q, trials, seed):
     rng = np.random.default_rng(seed)
     counts = np.zeros(len(p))
-    for _ in range(trials):
-        token = step(p, q, rng)
+    for token in calls(step, [(p, q, rng)] * trials):  # `trials` steps in order, one crossing when separated
         assert token is not None, "speculative_step returned None"
         assert 0 <= int(token) < len(p), f"speculative_step returned {token}, outside the vocabulary"
         counts[int(token)] += 1

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from checker.calls import calls
 from checker.stats import chi_square_pvalue
 from tinyllm.rand.pcg32 import PCG32
 
@@ -30,11 +31,9 @@ KNOWN = {
 
 
 def words(gen, count):
-    out = []
-    for _ in range(count):
-        w = gen.next_u32()
+    out = calls(gen.next_u32, [()] * count)  # [gen.next_u32() for _ in range(count)], in one crossing
+    for w in out:
         assert isinstance(w, int), f"next_u32() should return an int, got {type(w).__name__}"
-        out.append(w)
     return out
 
 
@@ -61,9 +60,9 @@ def test_uniform_bits():
     assert got == want, (f"PCG32(42, 54).uniform() should be ((0x{DEMO[0]:08x} >> 5) * 2**26 + (0x{DEMO[1]:08x} >> 6))"
                          f" / 2**53 = {want!r}, got {got!r}")
     gen, twin = PCG32(99, 3), PCG32(99, 3)
-    for i in range(200):
-        u = gen.uniform()
-        first, second = twin.next_u32(), twin.next_u32()
+    us, ws = calls(gen.uniform, [()] * 200), words(twin, 400)
+    for i, u in enumerate(us):
+        first, second = ws[2 * i], ws[2 * i + 1]
         want = ((first >> 5) * 2**26 + (second >> 6)) / TWO53
         assert u == want, (f"draw {i}: uniform() should use the top 27 bits of the first output and the top 26 of "
                            f"the second: expected {want!r}, got {u!r}")
@@ -76,7 +75,7 @@ def test_output_ranges_and_resolution():
     for bit in range(32):
         ones = sum((w >> bit) & 1 for w in ws)
         assert 0 < ones < len(ws), f"bit {bit} of next_u32() never changes over 4096 outputs"
-    us = [gen.uniform() for _ in range(20000)]
+    us = calls(gen.uniform, [()] * 20000)
     assert all(isinstance(u, float) for u in us), "uniform() should return a Python float"
     bad = [u for u in us if not 0.0 <= u < 1.0]
     assert not bad, f"uniform() must be in [0, 1), got {bad[:3]}"
@@ -91,7 +90,7 @@ def test_output_ranges_and_resolution():
 def test_uniform_is_uniform():
     # Seed 2718: the 20-bin test gives p = 0.093 and the 4x4 serial test p = 0.13 for a correct generator.
     gen = PCG32(2718)
-    us = [gen.uniform() for _ in range(20000)]
+    us = calls(gen.uniform, [()] * 20000)
     counts = [0] * 20
     for u in us:
         counts[min(int(u * 20), 19)] += 1
@@ -128,8 +127,8 @@ def test_streams_are_independent():
                                 f"{len(shared)} of 2000 outputs in common")
     assert words(PCG32(1, 54), 50) != words(PCG32(2, 54), 50), "different seeds must give different sequences"
     a, b = PCG32(7, 1), PCG32(7, 2)
-    xs = np.array([a.uniform() for _ in range(5000)])
-    ys = np.array([b.uniform() for _ in range(5000)])
+    xs = np.array(calls(a.uniform, [()] * 5000))
+    ys = np.array(calls(b.uniform, [()] * 5000))
     r = float(np.corrcoef(xs, ys)[0, 1])
     # For independent streams r has standard deviation 1/sqrt(5000) ~ 0.014; this seed gives r = -0.006.
     assert abs(r) < 0.06, f"uniforms of two streams should be uncorrelated, got correlation {r:.3f}"

@@ -14,6 +14,7 @@ import random
 import numpy as np
 import pytest
 
+from checker.calls import calls
 from checker.stats import chi_square_pvalue
 from tinyllm.prob import sampling
 from tinyllm.prob.sampling import sample_categorical
@@ -101,8 +102,10 @@ def test_rounding_fallback():
 def test_seeded_draws_match_p():
     p = [0.05, 0.2, 0.0, 0.35, 0.1, 0.3]
     counts = [0] * len(p)
-    for u in np.random.default_rng(7071).random(20000).tolist():
-        counts[draw(p, u)] += 1
+    us = np.random.default_rng(7071).random(20000).tolist()
+    for u, got in zip(us, calls(sample_categorical, [(p, u) for u in us])):  # 20000 draws, one crossing
+        assert got is not None, f"sample_categorical({p}, {u!r}) returned None"
+        counts[got] += 1
     assert counts[2] == 0, f"id 2 has probability 0 but was drawn {counts[2]} times"
     pvalue = chi_square_pvalue(counts, p)
     assert pvalue > 1e-6, (f"20000 seeded draws gave frequencies {[c / 20000 for c in counts]}, "

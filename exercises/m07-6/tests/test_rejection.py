@@ -26,6 +26,7 @@ from math import lcm
 import numpy as np
 import pytest
 
+from checker.calls import calls
 from checker.stats import chi_square_pvalue
 from tinyllm.prob import rejection as sol
 
@@ -47,19 +48,6 @@ class Script:
         value = self.values[self.drawn % len(self.values)]
         self.drawn += 1
         return value
-
-
-class Seeded:
-    """A UniformSource for the statistical tests: numpy's generator with a fixed seed, drawn 4096 at a time."""
-
-    def __init__(self, seed):
-        rng = np.random.default_rng(seed)
-
-        def stream():
-            while True:
-                yield from rng.random(4096).tolist()
-
-        self.uniform = stream().__next__
 
 
 class Untouchable:
@@ -109,7 +97,10 @@ def exact_residual(p, q):
 
 
 def step(p, q, x, u, u_resample):
-    got = sol.speculative_step(p, q, x, u, u_resample)
+    return checked_step(sol.speculative_step(p, q, x, u, u_resample))
+
+
+def checked_step(got):
     assert isinstance(got, tuple) and len(got) == 2, f"speculative_step should return (token, accepted), got {got!r}"
     token, accepted = got
     assert isinstance(token, (int, np.integer)) and not isinstance(token, bool), (
@@ -130,17 +121,15 @@ def speculative_law(p, q, wide=True):
     # u' resolves the CDFs of p and q as well as the residual's, so that resampling from the wrong one shows.
     resamples = midpoints(denominator(cdf(exact_residual(p, q)) + (cdf(fp) + cdf(fq) if wide else [])))
     law, accepted = [Fraction(0)] * len(p), Fraction(0)
-    for x, weight in enumerate(fq):
-        if weight == 0:
-            continue
-        for u, wu in us:
-            for u2, wu2 in resamples:
-                token, kept = step(p, q, x, u, u2)
-                w = weight * wu * wu2
-                law[token] += w
-                if kept:
-                    accepted += w
-                    assert token == x, f"speculative_step reported accepted = True but returned {token}, not x = {x}"
+    cases = [(x, weight * wu * wu2, (p, q, x, u, u2)) for x, weight in enumerate(fq) if weight != 0
+             for u, wu in us for u2, wu2 in resamples]
+    # every step of the enumeration in one call of checker.calls (one crossing on the separated path)
+    for (x, w, _), got in zip(cases, calls(sol.speculative_step, [args for _, _, args in cases])):
+        token, kept = checked_step(got)
+        law[token] += w
+        if kept:
+            accepted += w
+            assert token == x, f"speculative_step reported accepted = True but returned {token}, not x = {x}"
     return law, accepted
 
 
@@ -404,8 +393,9 @@ def test_speculative_chi_square():
     # the draft: inverse CDF of q, the first id with u < cum[id] (cum[-1] is exactly 1)
     drafts = np.searchsorted(cum, draws[:, 0], side="right").tolist()
     counts = [0] * len(p)
-    for x, u_accept, u_resample in zip(drafts, draws[:, 1].tolist(), draws[:, 2].tolist()):
-        token, _ = sol.speculative_step(p, q, x, u_accept, u_resample)
+    steps = [(p, q, x, u_accept, u_resample)
+             for x, u_accept, u_resample in zip(drafts, draws[:, 1].tolist(), draws[:, 2].tolist())]
+    for token, _ in calls(sol.speculative_step, steps):
         counts[token] += 1
     # Every correct solution emits the same tokens for these uniforms: chi-square 0.35 on 4 degrees of freedom,
     # p-value 0.99. Under a correct sampler a p-value below 1e-6 has probability 1e-6 over seeds, so the
@@ -486,11 +476,12 @@ def test_rejection_sample_first_try_enumerated():
 
 def test_rejection_sample_tries_are_geometric():
     p, q, m = [0.5, 0.25, 0.25, 0.0], [0.25, 0.25, 0.25, 0.25], 3.0
-    gen = Seeded(31415)
+    # numpy's generator is a UniformSource (uniform() with no arguments is its next double in [0, 1)); it crosses to
+    # learner code by its state, so that 3000 samples cost one crossing on the separated path, not 18,000
+    gen = np.random.default_rng(31415)
     n = 3000
     total = 0
-    for _ in range(n):
-        x, tries = sol.rejection_sample(p, q, m, gen)
+    for x, tries in calls(sol.rejection_sample, [(p, q, m, gen)] * n):
         assert isinstance(tries, (int, np.integer)) and tries >= 1, f"tries should be an int >= 1, got {tries!r}"
         assert p[int(x)] > 0, f"rejection_sample returned id {x}, which has p = 0"
         total += int(tries)
