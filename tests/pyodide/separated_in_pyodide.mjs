@@ -85,7 +85,7 @@ async function main() {
   const tests = new Worker(HERE, { workerData: { role: "tests", repo, assets } });
   await once(tests);
   const out = [];
-  // Each check gets a fresh learner interpreter; the next one starts while this check runs.
+  // Each check gets a fresh learner interpreter; the next ones start while this check runs.
   const start = () => {
     const buffer = channelBuffer();
     const learner = new Worker(HERE, { workerData: { role: "learner", repo, assets, buffer } });
@@ -94,11 +94,13 @@ async function main() {
     const t0 = performance.now();
     return { buffer, learner, ready: once(learner).then(() => performance.now() - t0) };
   };
-  let next = start();
+  // Two start ahead (a cold Pyodide is seconds of one core's work; the machine has two).
+  const AHEAD = 2;
+  const booting = jobs.slice(0, AHEAD).map(() => start());
   for (const [i, job] of jobs.entries()) {
-    const { buffer, learner, ready } = next;
+    const { buffer, learner, ready } = booting.shift();
     const bootMs = await ready;
-    if (i + 1 < jobs.length) next = start();
+    if (i + AHEAD < jobs.length) booting.push(start());
     const { result, ms } = await once(tests, { job, buffer });
     closeChannel(buffer);
     await learner.terminate();
