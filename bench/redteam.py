@@ -8,6 +8,10 @@ must not rewrite this checkout's):
              interactive Check (the same judge in Pyodide)
   separated  the hidden tests in one process, the code in a sandboxed one (checker/separated.py): `ol class`,
              the pass `ol export` records
+and in the browser's Python (Pyodide under Node.js, a fresh one per trick, the built site's assets):
+  browser    the code cell's Check: one interpreter, armed as the worker arms it (bench/redteam_single.mjs)
+The class page's separated path is the end-to-end tier's (tests/e2e/test_class.py, every trick; the engine matrix,
+two of them in Firefox and WebKit).
 
 Each cell is the verdict and whether the trick left a trace: a file outside its folder, a connection on
 127.0.0.1:47913, a changed file of the judge or the hidden tests, or the judging process killed.
@@ -88,11 +92,24 @@ def run_one(trick: Path, path: str) -> str:
     return verdict + ("; left: " + ", ".join(traces) if traces else "")
 
 
-def table(paths=("single", "separated")) -> str:
+def run_browser(trick: Path) -> str:
+    """The cell of one trick on the browser's Check path (Pyodide, one interpreter)."""
+    run = subprocess.run(["node", str(REPO / "bench" / "redteam_single.mjs"), str(REPO), str(REPO / "site" / "assets"
+                          / "pyodide"), str(EXERCISE), str(trick)], capture_output=True, text=True, timeout=300,
+                         cwd=REPO)
+    if run.returncode != 0 or not run.stdout.strip():
+        return f"worker lost ({run.returncode})"
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    verdict = result.get("status", "?")
+    return "**FORGED PASS**" if verdict == "passed" else f"{verdict} ({result.get('phase', '-')})"
+
+
+def table(paths=("single", "separated", "browser")) -> str:
     rows = ["| trick | " + " | ".join(paths) + " |", "|---|" + "---|" * len(paths)]
     for trick in sorted(TRICKS.glob("*.py")):
         what = trick.read_text(encoding="utf-8").splitlines()[0].strip('"')
-        rows.append(f"| `{trick.stem}`: {what} | " + " | ".join(run_one(trick, p) for p in paths) + " |")
+        cells = [run_browser(trick) if p == "browser" else run_one(trick, p) for p in paths]
+        rows.append(f"| `{trick.stem}`: {what} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
 
 

@@ -20,7 +20,9 @@ def test_the_benchmarks_class_claims_every_pass_with_code_no_two_learners_share(
 def test_the_table_names_its_columns_and_sorts_by_class_size():
     row = {"engine": "chromium", "learners": 30, "checks": 120, "held": 120, "workers": 2, "wall_s": 63.8,
            "lag_max_ms": 325, "lag_p95_ms": 30, "longest_task_ms": None, "slowest_input_ms": None, "inputs": None}
-    text = class_view.markdown([row])
-    assert text.startswith("| engine | learners | passes checked again (held) | workers | wall time |")
-    assert "| chromium | 30 | 120 (120) | 2 | 63.8 s | 325 ms / 30 ms | — | — | — |" in text
+    text = class_view.markdown([row, {**row, "path": "separated", "wall_s": 110.6}])
+    assert text.startswith("| engine | path | learners | passes checked again (held) | workers | wall time |")
+    assert "| chromium | single | 30 | 120 (120) | 2 | 63.8 s | 325 ms / 30 ms | — | — | — |" in text, (
+        "a row of before the path was recorded is one interpreter's")
+    assert "| chromium | separated | 30 | 120 (120) | 2 | 110.6 s |" in text
     assert "presses over 16 ms" in text
