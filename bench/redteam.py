@@ -94,9 +94,12 @@ def run_one(trick: Path, path: str) -> str:
 
 def run_browser(trick: Path) -> str:
     """The cell of one trick on the browser's Check path (Pyodide, one interpreter)."""
-    run = subprocess.run(["node", str(REPO / "bench" / "redteam_single.mjs"), str(REPO), str(REPO / "site" / "assets"
-                          / "pyodide"), str(EXERCISE), str(trick)], capture_output=True, text=True, timeout=300,
-                         cwd=REPO)
+    try:
+        run = subprocess.run(["node", str(REPO / "bench" / "redteam_single.mjs"), str(REPO), str(REPO / "site" /
+                              "assets" / "pyodide"), str(EXERCISE), str(trick)], capture_output=True, text=True,
+                             timeout=90, cwd=REPO)
+    except subprocess.TimeoutExpired:  # no worker here to interrupt it: in the page its time limit would
+        return "still running after 90 s (the page's time limit stops it)"
     if run.returncode != 0 or not run.stdout.strip():
         return f"worker lost ({run.returncode})"
     result = json.loads(run.stdout.strip().splitlines()[-1])
