@@ -223,3 +223,23 @@ test("where the page can separate, each check's learner code goes to a fresh wor
   assert.equal(s.root.dataset.boundary, "single", "a page that is not isolated says it checks in one Python");
   assert.match(s.root.querySelector("[data-class-boundary]").textContent, /could not keep learner code apart/);
 });
+
+test("a page checking in one Python offers a reload once the offline copy's service worker controls it", () => {
+  const listeners = {};
+  const worker = { controller: null, addEventListener: (type, fn) => { listeners[type] = fn; } };
+  let reloaded = 0;
+  const { document } = page('<div class="tl-class"></div>');
+  const root = document.querySelector(".tl-class");
+  mountClass(root, { store: createStore(new SharedStorage().tab(null)), base: "http://site.test/assets/", cores: 1,
+    separate: false, serviceWorker: worker, reload: () => { reloaded += 1; }, index: async () => [] });
+  assert.equal(root.querySelector("[data-class-reload]"), null, "no service worker in control: nothing to offer yet");
+  listeners.controllerchange();
+  const button = root.querySelector("[data-class-boundary] button[data-class-reload]");
+  assert.ok(button, "now a reload would come back isolated");
+  button.dispatchEvent(new document.defaultView.Event("click"));
+  assert.equal(reloaded, 1);
+  const apart = page('<div class="tl-class"></div>').document.querySelector(".tl-class");
+  mountClass(apart, { store: createStore(new SharedStorage().tab(null)), base: "http://site.test/assets/", cores: 1,
+    separate: true, serviceWorker: { ...worker, controller: {} }, index: async () => [] });
+  assert.equal(apart.querySelector("[data-class-reload]"), null, "a page that checks apart needs no reload");
+});

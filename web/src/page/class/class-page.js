@@ -262,8 +262,14 @@ function wire(root, ui, klass, store) {
  * pages it serves so: sw/sw.js). */
 export const canSeparate = () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer !== "undefined";
 
-/** Say on the page how its checks keep learner code from the judge (`data-boundary`: "separated" or "single"). */
-function showBoundary(root, separate) {
+/**
+ * Say on the page how its checks keep learner code from the judge (`data-boundary`: "separated" or "single"). A
+ * page checking in one Python offers a reload once the offline copy's service worker controls it: the pages it
+ * serves are cross-origin isolated (sw/sw.js), so the reloaded page checks apart.
+ * @param {{addEventListener: Function, controller: object|null}|undefined} worker  navigator.serviceWorker
+ * @param {() => void} reload
+ */
+function showBoundary(root, separate, worker = globalThis.navigator?.serviceWorker, reload = () => location.reload()) {
   root.dataset.boundary = separate ? "separated" : "single";
   const note = el("p", { class: "tl-class-boundary", "data-class-boundary": "" }, separate
     ? "Each claimed pass is checked with the learner's code in a Python of its own, apart from the hidden tests "
@@ -272,6 +278,16 @@ function showBoundary(root, separate) {
       + "isolated: reload it once the offline copy is installed). The passes are checked with the code in the same "
       + "Python as the tests, where a submission written to fool them could pass; ol class checks them apart.");
   root.querySelector(".tl-class-drop")?.after(note);
+  if (separate || !worker) return;
+  const offer = () => {
+    if (note.querySelector("button")) return;
+    const button = el("button", { type: "button", class: "md-button", "data-class-reload": "" },
+      "Reload to check apart");
+    button.addEventListener("click", reload);
+    note.append(" ", button);
+  };
+  if (worker.controller) offer();
+  else worker.addEventListener("controllerchange", offer, { once: true });
 }
 
 /**
@@ -291,7 +307,7 @@ export function mountClass(root, ctx) {
   const { ui, views } = layout(root);
   const size = poolSize(ctx.cores ?? globalThis.navigator?.hardwareConcurrency, ctx.vendor ?? globalThis.navigator?.vendor);
   const separate = ctx.separate ?? canSeparate();
-  showBoundary(root, separate);
+  showBoundary(root, separate, "serviceWorker" in ctx ? ctx.serviceWorker : undefined, ctx.reload);
   const makeWorker = ctx.makeWorker || (() => new PythonWorker({ base: ctx.base, spare: false }).start());
   const klass = createClass({
     root, ui, views, store, size, makeWorker,
