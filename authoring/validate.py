@@ -179,12 +179,12 @@ def dependency_paths(ex: Exercise, exercises: dict[str, Exercise]) -> dict[str, 
     return {dep.import_path: dep.reference for dep in Course.of(exercises).dependencies(ex)}
 
 
-def run_solution(ex: Exercise, source: str, deps: dict[str, str], workdir: str, only=()) -> dict:
-    """Judge `source` as the learner's file of `ex`, with `deps` as the other files."""
+def run_solution(ex: Exercise, source: str, deps: dict[str, str], workdir: str, only=(), separate=None) -> dict:
+    """Judge `source` as the learner's file of `ex`, with `deps` as the other files (`separate`: judge.check's)."""
     return judge.check(
         tests={ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")},
         files={**deps, ex.import_path: source}, learner=ex.import_path, workdir=workdir,
-        names=ex.test_names(), time_limit=ex.time_limit, only=only)
+        names=ex.test_names(), time_limit=ex.time_limit, only=only, separate=separate)
 
 
 def _file_of(ex: Exercise, files: dict[str, Path], shown: str) -> Path | None:
@@ -418,11 +418,8 @@ def _reference_run(ex: Exercise, dep_paths: dict[str, Path], separate: bool = Fa
 
     deps = {path: file.read_text(encoding="utf-8") for path, file in dep_paths.items()}
     with tempfile.TemporaryDirectory() as workdir:
-        result = judge.check(
-            tests={ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")},
-            files={**deps, ex.import_path: ex.reference.read_text(encoding="utf-8")}, learner=ex.import_path,
-            workdir=workdir, names=ex.test_names(), time_limit=ex.time_limit,
-            separate=learnerproc.connector(workdir) if separate else None)
+        result = run_solution(ex, ex.reference.read_text(encoding="utf-8"), deps, workdir,
+                              separate=learnerproc.connector(workdir) if separate else None)
     out = {"outcomes": {t["name"]: t["outcome"] for t in result["tests"]}, "durations": result.get("durations", {})}
     if separate:
         out.update(separated=True, messages={t["name"]: t["message"] for t in result["tests"]})

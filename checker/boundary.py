@@ -31,7 +31,6 @@ import traceback
 import types
 from typing import Callable
 
-from .messages import REMOTE  # noqa: E402 - the file name prefix of a learner frame carried across
 MESSAGE_CAP = 64 << 20  # bytes of one message
 TEXT_CAP = 2000         # characters of an exception's message or a repr that crosses
 FRAME_CAP = 200         # learner frames carried with an exception
@@ -124,20 +123,16 @@ class _Encoder:
             return self.enc(_base_value(value, base))
         return self.side.reference(value)
 
-
-def _view_of(self, value):
-    """A view of an array argument (`p[:]`, `p.reshape(...)`): where it lies in that argument, and its data in case
-    the caller's array cannot hold a view the same way."""
-    np = _numpy()
-    for number, base in self.arrays.items():
-        if value.base is not None and np.shares_memory(value, base):
-            offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-            return ["v", number, value.dtype.str, list(value.shape), list(value.strides), offset,
-                    base64.b64encode(value.tobytes()).decode("ascii")]
-    return None
-
-
-_Encoder._view = _view_of
+    def _view(self, value):
+        """A view of an array argument (`p[:]`, `p.reshape(...)`): where it lies in that argument, and its data in
+        case the caller's array cannot hold a view the same way."""
+        np = _numpy()
+        for number, base in self.arrays.items():
+            if value.base is not None and np.shares_memory(value, base):
+                offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+                return ["v", number, value.dtype.str, list(value.shape), list(value.strides), offset,
+                        base64.b64encode(value.tobytes()).decode("ascii")]
+        return None
 
 
 def _base_value(value, base):
@@ -268,6 +263,13 @@ class _Decoder:
     def _e(self, *fields):
         return self.side.decode_exception(self, *fields)
 
+    def _B(self, name):
+        """A builtin the tests' side asks the learner's side to apply (REMOTE_BUILTINS); only the learner's side
+        takes it."""
+        if name not in REMOTE_BUILTINS or not isinstance(self.side, LearnerSide):
+            raise BoundaryError("not a builtin the tests may call")
+        return getattr(builtins, name)
+
 
 def _import_numpy():
     import numpy
@@ -277,7 +279,7 @@ def _import_numpy():
 # ---- a call's effects on its arguments ----------------------------------------------------------------------
 
 def _state(value):
-    """What `_changed` compares: a shallow copy (items compared by identity), an array's bytes, a generator's state."""
+    """What `Side._reply` compares before and after a call: a shallow copy (items compared by identity), an array's bytes, a generator's state."""
     np = _numpy()
     if np is not None and isinstance(value, np.ndarray):
         return (value.shape, value.dtype.str, value.tobytes())
@@ -326,6 +328,12 @@ class Side:
         self.export_ids: dict[int, int] = {}
         self.imports: dict[int, object] = {}
         self.exceptions: dict[int, int] = {}  # id of a decoded exception of the other side -> its number there
+        self.kept: list = []  # those exceptions, alive so that their ids are not reused
+
+    def forget(self) -> None:
+        """Forget every object of both sides: the other side's interpreter is a new one."""
+        for table in (self.exports, self.export_ids, self.imports, self.exceptions, self.kept):
+            table.clear()
 
     # -- identity
     def reference(self, value) -> list:
@@ -382,7 +390,7 @@ class Side:
         exc = _rebuild_exception(classes, text[:TEXT_CAP])
         exc.__tl_frames__ = [f for f in frames[-FRAME_CAP:] if _frame_ok(f)]
         self.exceptions[id(exc)] = number
-        self.exports.setdefault(-1 - len(self.exports), exc)  # kept alive, so its id is not reused
+        self.kept.append(exc)
         return exc
 
     def own_exception(self, number):
@@ -392,7 +400,7 @@ class Side:
         return exc
 
     # -- messages
-    def send(self, message: dict, enc: _Encoder | None = None) -> None:
+    def send(self, message: dict) -> None:
         data = _dumps(message).encode()
         if len(data) > MESSAGE_CAP:
             raise BoundaryError(f"a message of {len(data)} bytes is more than the boundary carries")
@@ -651,7 +659,7 @@ BUILTIN_REPR, BUILTIN_ISINSTANCE, BUILTIN_ISSUBCLASS = _Builtin("repr"), _Builti
 
 class TestsSide(Side):
     """The tests' end: learner objects are handles, the tests' own objects go out as proxies with their public
-    methods. `restart` (when given) is called when the learner's interpreter is gone, before the next request."""
+    methods (checker/separated.py `Tests` starts the learner's interpreter again when it is gone)."""
 
     flatten_subclasses = False  # the tests' values are what they are
 
@@ -659,6 +667,10 @@ class TestsSide(Side):
         super().__init__(channel)
         self.methods: dict[int, list[str]] = {}
         self.generation = 0  # how many times the learner's interpreter was started again (checker/separated.py)
+
+    def forget(self) -> None:
+        super().forget()
+        self.methods.clear()
 
     def visible_names(self, value) -> list[str]:
         key = id(value)
@@ -742,7 +754,7 @@ class Proxy:
 
     def __getattr__(self, name):
         if name in object.__getattribute__(self, "_tl_names") and not name.startswith("_"):
-            side, number = _side(self), object.__getattribute__(self, "_tl_number")
+            side = _side(self)
             return lambda *args, **kwargs: side.request("method", self, args, kwargs, name=name)
         raise AttributeError(f"this object of the tests has no attribute {name!r} your code may use")
 
@@ -854,9 +866,6 @@ class LearnerSide(Side):
             return sys.modules[name] if name in sys.modules else __import__(name, fromlist=["_"])
         return super().perform(op, target, args, kwargs, message)
 
-    def may_answer(self, exc):
-        return not getattr(self, "stopping", False)
-
 
 def vars_of(kind: type) -> dict:
     """The attributes a class and its bases define (the learner's first), without running any of them."""
@@ -866,12 +875,5 @@ def vars_of(kind: type) -> dict:
     return found
 
 
-def _decode_builtin(self, name):
-    if name not in REMOTE_BUILTINS or not isinstance(self.side, LearnerSide):
-        raise BoundaryError("not a builtin the tests may call")
-    return getattr(builtins, name)
-
-
-_Decoder._B = _decode_builtin
 TestsSide.stand_ins = (Handle, RemoteModule, _RemoteType)
 LearnerSide.stand_ins = (Proxy,)

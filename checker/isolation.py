@@ -139,6 +139,11 @@ def write_tree(root: Path, files: Mapping[str, str]) -> None:
             parent = parent.parent
 
 
+def module_name(rel: str) -> str:
+    """The module a file under the import root defines: `tinyllm.prob.sampling` for tinyllm/prob/sampling.py."""
+    return rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+
 def top_modules(files: Iterable[str]) -> set[str]:
     """The top-level module names that files (paths under an import root) define: `tinyllm` for tinyllm/x.py."""
     return {rel.split("/", 1)[0].removesuffix(".py") for rel in files}

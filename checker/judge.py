@@ -41,14 +41,18 @@ import itertools
 import linecache
 import os
 import shutil
+import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
-from . import integrity, separated
-from .isolation import CappedStream, TestTimeout, alarm, isolated, top_modules, write_tree
-from .messages import case, describe_failure, exception_line, format_traceback, frames, location, short
+from . import integrity
+
+if TYPE_CHECKING:
+    from . import separated
+from .isolation import CappedStream, TestTimeout, alarm, isolated, module_name, top_modules, write_tree
+from .messages import REMOTE, case, describe_failure, exception_line, format_traceback, frames, location, short
 
 _counter = itertools.count(1)
 
@@ -181,10 +185,6 @@ def _display_names(root: Path, rels: Iterable[str]) -> dict[str, str]:
     names = {str(root / rel): rel for rel in rels}
     names.update({str((root / rel).resolve()): rel for rel in rels})
     return names
-
-
-def _module_name(rel: str) -> str:
-    return rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
 
 def suite_root(workdir: Path, tests: Mapping[str, str]) -> Path:
@@ -329,7 +329,7 @@ def _staged(job: _Job) -> Iterator[None]:
             write_tree(job.src, job.files)
             job.display = _display_names(job.src, job.files)
         else:  # the learner's files exist only in the learner's interpreter; its frames come named
-            job.display = {separated.REMOTE + rel: rel for rel in job.files}
+            job.display = {REMOTE + rel: rel for rel in job.files}
         job.suite = _suite_dir(job.workdir, job.tests)
         yield
     finally:
@@ -366,7 +366,7 @@ def _import_learner(job: _Job) -> dict | None:
     """Import the learner's module (its top-level code runs here, under the time limit); a verdict if it fails."""
     try:
         with alarm(job.time_limit):
-            importlib.import_module(_module_name(job.learner))
+            importlib.import_module(module_name(job.learner))
     except (KeyboardInterrupt, TestTimeout) as exc:
         stopped = "stopped by the time limit" if isinstance(exc, TestTimeout) else "stopped"
         return _verdict(job, "import", "timeout", message=f"your code did not finish importing: {stopped}",
@@ -435,8 +435,6 @@ def _load_apart(job: _Job) -> dict | None:
     if loaded["status"] != "ok":
         return _verdict(job, "import", "error", message="your code did not run: " + loaded["message"],
                         traceback=loaded["traceback"])
-    import sys
-
     job.apart.install(sys.modules)
     return None
 
@@ -485,7 +483,9 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
              and what it printed comes from there
     """
     job = _Job(tests, files, learner, Path(workdir), list(names), time_limit, list(only))
-    if separate is not None:
+    if separate is not None:  # imported only here: a check in one interpreter (the worker's start) never needs it
+        from . import separated
+
         job.apart = separated.Learner(separate, files, learner, time_limit)
     out = CappedStream()
     try:  # a Stop can land anywhere in here, the set-up included: it is a verdict too

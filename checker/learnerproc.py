@@ -20,6 +20,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from .boundary import MESSAGE_CAP, BoundaryError
+
 HEADER = struct.Struct("<I")
 CHECKER = Path(__file__).resolve().parent
 
@@ -46,13 +48,13 @@ class PipeChannel:
             size += len(chunk)
         return b"".join(parts)
 
-    def recv(self, cap: int = 64 << 20) -> bytes | None:
+    def recv(self) -> bytes | None:
         head = self._exactly(HEADER.size)
         if head is None:
             return None
         (n,) = HEADER.unpack(head)
-        if n > cap:
-            return b"\xff" * (cap + 1)  # the boundary refuses it by its length, without reading it
+        if n > MESSAGE_CAP:  # refused by its length, unread
+            raise BoundaryError(f"a message of {n} bytes is more than the boundary carries")
         return self._exactly(n)
 
     def close(self) -> None:

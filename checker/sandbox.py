@@ -147,32 +147,18 @@ class _SockFprog(ctypes.Structure):
 
 
 def _network_namespace() -> bool:
-    if sys.platform != "linux" or not hasattr(os, "unshare"):
-        return False
-    for flags in (os.CLONE_NEWNET, os.CLONE_NEWUSER | os.CLONE_NEWNET):
-        try:
-            os.unshare(flags)
-            return True
-        except OSError:
-            continue
-    return False
-
-
-def _unshare_by_libc() -> bool:
+    """A network namespace of its own (CLONE_NEWNET, as root; with CLONE_NEWUSER as a user who may make one)."""
     if sys.platform != "linux":
         return False
     libc = _libc()
-    for flags in (0x40000000, 0x10000000 | 0x40000000):  # CLONE_NEWNET, CLONE_NEWUSER | CLONE_NEWNET
-        if libc.unshare(flags) == 0:
-            return True
-    return False
+    return any(libc.unshare(flags) == 0 for flags in (0x40000000, 0x10000000 | 0x40000000))
 
 
 def apply(writable: Path, readable: list[Path]) -> list[str]:
     """Apply every layer this system offers; the names of those that hold ("landlock-7", "seccomp", "netns",
     "limits")."""
     held = limits()
-    if _network_namespace() if hasattr(os, "unshare") else _unshare_by_libc():
+    if _network_namespace():
         held.append("netns")
     try:
         abi = _landlock(writable, readable)

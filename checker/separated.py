@@ -15,14 +15,9 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from . import boundary
-from .isolation import CappedStream, TestTimeout, alarm, write_tree
-from .messages import REMOTE  # noqa: F401 - the judge names the learner's frames by it
+from .isolation import CappedStream, TestTimeout, alarm, module_name, write_tree
 
 LOAD_GRACE = 2.0  # seconds beyond the time limit the tests' side waits for a load before it ends the learner's
-
-
-def module_name(rel: str) -> str:
-    return rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
 
 def module_names(files) -> list[str]:
@@ -75,8 +70,7 @@ class Learner:
     def _start(self) -> dict:
         channel = self.connect()
         self.side.channel = channel
-        self.side.exports.clear(), self.side.export_ids.clear(), self.side.imports.clear()
-        self.side.methods.clear(), self.side.exceptions.clear()
+        self.side.forget()
         hello = self.side.receive()
         if hello.get("op") != "hello":
             raise boundary.BoundaryError("the learner's interpreter did not start")

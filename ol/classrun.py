@@ -24,7 +24,7 @@ from course.exercises import Course
 
 from . import checkrun, classroom
 from .report import FAILED, OlError, say, shown
-from .workspace import build_info, load_exercises
+from .workspace import build_info, check_request, load_exercises
 
 JOBS_MAX = 4  # checks at a time at most: each is a Python process with numpy and pytest
 
@@ -59,8 +59,7 @@ def request_of(ex, learner: classroom.Learner, column: classroom.Column, sources
                                           else exercises[dep].reference.read_text(encoding="utf-8"))
              for dep, how in sources.items()}
     files[ex.import_path] = learner.work[column.slug].code
-    return {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
-            "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
+    return check_request(ex, files)
 
 
 def judged(request: dict, tests: int) -> dict:

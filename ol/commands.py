@@ -21,8 +21,8 @@ from .progress import CHANGED, NOT_STARTED, PASSED, STATE_DIR, Progress, Progres
     sha256_of
 from .report import FAILED, OlError, place, plain, print_diagnosis, print_output, print_tests, learner_paths, say, \
     shown, stopped_message, width
-from .workspace import build_info, count_failure, known_mistakes, load_exercises, lookup, make_packages, progress, \
-    read_learner, update_progress, workspace
+from .workspace import build_info, check_request, count_failure, known_mistakes, load_exercises, lookup, \
+    make_packages, progress, read_learner, update_progress, workspace
 
 IMPORTED = "imported.json"  # under .ol/: what an import brought that ol does not use itself (answers, prefs)
 
@@ -122,9 +122,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     say(f"{ex.id} {ex.title}: checking {shown(folder / ex.learner_path)}{used} against {len(ex.catalogue)} "
         f"hidden tests (up to {ex.time_limit:g} s each)...")
     sys.stdout.flush()
-    request = {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
-               "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
-    outcome = checkrun.judge_in_child(request, tests=len(ex.catalogue))
+    outcome = checkrun.judge_in_child(check_request(ex, files), tests=len(ex.catalogue))
     if outcome.stopped:
         say(stopped_message(ex, outcome))
         return FAILED
@@ -387,9 +385,7 @@ def _holds_apart(ex, exercises, folder: Path, raw: bytes, entry) -> bool:
         say(f"{ex.id}: not exported as a pass: {exc}")
         return False
     files[ex.import_path] = raw.decode("utf-8")
-    request = {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
-               "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}
-    outcome = checkrun.judge_in_child(request, tests=len(ex.catalogue), separate=True)
+    outcome = checkrun.judge_in_child(check_request(ex, files), tests=len(ex.catalogue), separate=True)
     held = outcome.result is not None and outcome.result.get("status") == "passed"
     if not held:
         say(f"{ex.id}: the pass recorded here did not hold when checked again with your code in a process of its "

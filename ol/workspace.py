@@ -160,3 +160,10 @@ def known_mistakes(ex: Exercise, exercises: Course) -> list[dict]:
     """The exercise's known mistakes (course/known.py `of`: the wheel's, else the checkout's validation of its
     files as they are now)."""
     return known.of(ex, exercises)
+
+
+def check_request(ex: Exercise, files: dict[str, str]) -> dict:
+    """What `ol check`, `ol export` and `ol class` send the judge (checkrun.judge_in_child): `ex`'s hidden tests
+    against `files` (its learner's file and each dependency's, by import path)."""
+    return {"tests": {ex.tests_file.name: ex.tests_file.read_text(encoding="utf-8")}, "files": files,
+            "learner": ex.import_path, "names": ex.test_names(), "time_limit": ex.time_limit}

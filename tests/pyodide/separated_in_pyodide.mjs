@@ -5,32 +5,16 @@
 // usage: node separated_in_pyodide.mjs <repo> <pyodide assets dir (the built site's assets/pyodide)> <jobs.json>
 //   jobs.json: [{tests, files, learner, names, time_limit}, ...] (checker/judge.py check's arguments)
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { channelBuffer, channelEnd, closeChannel, SIDES } from "../../web/src/shared/sync-channel.js";
+import { pyodideWithJudge } from "./judge_in_node.mjs";
 
 const HERE = fileURLToPath(import.meta.url);
 
-async function python(repo, assets, packages) {
-  const { loadPyodide } = await import("pyodide");
-  const py = await loadPyodide({ stdout: () => {}, stderr: (t) => process.stderr.write(`${t}\n`) });
-  const lock = JSON.parse(readFileSync(`${assets}/pyodide-lock.json`, "utf8"));
-  const { wheels } = JSON.parse(readFileSync(`${assets}/wheels.json`, "utf8"));
-  const names = packages === "tests" ? [lock.packages.numpy.file_name, ...wheels] : [lock.packages.numpy.file_name];
-  await py.loadPackage(names.map((w) => `${assets}/${w}`), { messageCallback: () => {} });
-  // The judge's files are copied into Pyodide's memory, as the browser unpacks checker.zip: never the checkout
-  // itself mounted, which learner code could then rewrite (a red-team trick did, before this was so).
-  py.FS.mkdirTree("/repo/checker");
-  for (const f of readdirSync(`${repo}/checker`).filter((name) => name.endsWith(".py"))) {
-    py.FS.writeFile(`/repo/checker/${f}`, readFileSync(`${repo}/checker/${f}`));
-  }
-  py.runPython("import sys; sys.path.insert(0, '/repo')");
-  return py;
-}
-
 async function learnerThread({ repo, assets, buffer }) {
-  const py = await python(repo, assets, "learner");
+  const py = await pyodideWithJudge(repo, assets, "learner");
   py.globals.set("end", channelEnd(buffer, SIDES.learner));
   py.runPython("import numpy");
   parentPort.postMessage("ready");
@@ -47,7 +31,7 @@ except Exception:
 }
 
 async function testsThread({ repo, assets }) {
-  const py = await python(repo, assets, "tests");
+  const py = await pyodideWithJudge(repo, assets, "tests");
   py.runPython(`
 import json
 from checker import boundary, judge, separated

@@ -30,6 +30,9 @@ test("messages cross both ways, in order, whole, also when longer than the buffe
     assert.deepEqual([...got], [...sent].map((b) => b + 1), `a message of ${size} bytes`);
   }
   assert.equal(end.recv(20), WAITED, "nothing sent: the wait ends at its time, for an interrupt to be seen");
+  const small = channelEnd(buffer, SIDES.tests, 100);
+  assert.equal(small.send(new Uint8Array(101)), true);
+  assert.equal(small.recv(5000), CLOSED_NOW, "an answer over the cap closes the channel, unread");
   closeChannel(buffer);
   assert.equal(end.recv(20), CLOSED_NOW);
   assert.equal(end.send(new Uint8Array([1])), false, "a closed channel takes nothing");

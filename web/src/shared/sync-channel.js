@@ -12,6 +12,7 @@
 export const SIDES = { learner: 1, tests: 2 };
 const TURN = 0, SIZE = 1, MORE = 2, CLOSED = 3, HEAD = 16;
 export const CAPACITY = 1 << 20; // bytes of data per chunk
+export const MESSAGE_CAP = 64 << 20; // bytes of one message, as checker/boundary.py MESSAGE_CAP
 export const WAITED = 0, CLOSED_NOW = -1; // what recv returns instead of a message (numbers: plain in Python too)
 
 /** A new channel's buffer. */
@@ -28,11 +29,13 @@ export function closeChannel(buffer) {
  * One end of the channel, for `me` (SIDES.learner or SIDES.tests).
  * @param {SharedArrayBuffer} buffer
  * @param {number} me
+ * @param {number} cap  bytes of one message at most: a longer one closes the channel (the other side is not
+ *   trusted to stop)
  * @returns {{send: (bytes: Uint8Array) => boolean, recv: (ms: number) => Uint8Array|number, close: () => void}}
  *   send: false when the channel is closed; recv: the next whole message, WAITED when `ms` passed first (call
  *   again: the caller checks for an interrupt in between), CLOSED when the channel is closed
  */
-export function channelEnd(buffer, me) {
+export function channelEnd(buffer, me, cap = MESSAGE_CAP) {
   const words = new Int32Array(buffer, 0, 4);
   const data = new Uint8Array(buffer, HEAD);
   const other = me === SIDES.learner ? SIDES.tests : SIDES.learner;
@@ -50,6 +53,7 @@ export function channelEnd(buffer, me) {
     }
   }
   let partial = [];
+  let received = 0;
   return {
     send(bytes) {
       let at = 0;
@@ -69,6 +73,13 @@ export function channelEnd(buffer, me) {
       for (;;) {
         if (!until(me, ms)) return closed() ? CLOSED_NOW : WAITED;
         const size = Atomics.load(words, SIZE);
+        received += Math.max(0, Math.min(size, data.length));
+        if (received > cap) {
+          partial = [];
+          received = 0;
+          closeChannel(buffer);
+          return CLOSED_NOW;
+        }
         partial.push(data.slice(0, size));
         const more = Atomics.load(words, MORE) === 1;
         Atomics.store(words, TURN, 0);
@@ -76,6 +87,7 @@ export function channelEnd(buffer, me) {
         if (!more) {
           const parts = partial;
           partial = [];
+          received = 0;
           if (parts.length === 1) return parts[0];
           const whole = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
           let at = 0;
