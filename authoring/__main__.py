@@ -43,6 +43,8 @@ def check_pages(args: argparse.Namespace, root: Path, page_args: list[str]) -> i
                 else p for p in page_args}
         only |= {e.page for key in args.ids for e in [exercises.get(manifest.slug_of(key))] if e}
     errors = pages.check(config, only)
+    if args.ids or not page_args:  # validation ran and named each broken exercise file already
+        errors = [e for e in errors if e not in getattr(args, "reported", ())]
     checked = "every page" if only is None else f"{len(only)} page{'s' if len(only) != 1 else ''}"
     print(f"pages: {'FAILED' if errors else 'ok'} ({checked} of {manifest.rel(config)})")
     for line in errors:

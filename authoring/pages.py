@@ -170,11 +170,25 @@ def course_of(config_file: Path) -> Course:
                   (root / folder).resolve())
 
 
+# A widget's error that only repeats its exercise's own: "docs/x.md:7: `/// numeric | E7.4 p`: exercises/...:38: ...".
+_NESTED = re.compile(r"^\S+:\d+: `[^`]*`: (?P<inner>\S+:\d+: .*)$")
+
+
+def collapse(errors: list[str]) -> list[str]:
+    """Each mistake once: a widget error that wraps its exercise's error (a broken exercise.toml breaks every
+    widget of its page) becomes that error, named at its own file and line, and repeats are dropped."""
+    seen: dict[str, None] = {}
+    for error in errors:
+        match = _NESTED.match(error)
+        seen.setdefault(match.group("inner") if match else error)
+    return list(seen)
+
+
 def check(config_file: Path, only: set[str] | None = None) -> list[str]:
-    """Every page check of a course, for `checker validate` (no build needed)."""
+    """Every page check of a course, for `checker validate` (no build needed); each mistake once."""
     from mkdocs.config import load_config
 
     course = course_of(config_file)
     config = load_config(str(config_file))
     listed = set(nav_pages(config.nav)) | outside_nav(config, course.docs) if config.nav is not None else None
-    return structure_errors(course, listed) + widget_errors(course, only)
+    return collapse(structure_errors(course, listed) + widget_errors(course, only))

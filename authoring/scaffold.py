@@ -8,8 +8,11 @@ Writes, for E7.4 in chapter E7:
     exercises/e7-4/starter.py          fails the hidden tests (raises NotImplementedError)
     exercises/e7-4/reference.py        passes them
     exercises/e7-4/tests/test_<name>.py  two real tests
-    exercises/e7-4/mutants/<name>.toml one mutant, caught by the first test
-    docs/e7/<title>.md                 the page: lesson header, code cell, the chapter's shared sections
+    exercises/e7-4/mutants/<name>.toml one mutant, caught by the first test, named as pitfall 1 of the page
+    exercises/e7-4/alternatives/       a second correct solution with the mutant's mistake injected (the corpus)
+    docs/e7/<title>.md                 the page: lesson header, objectives, predict-first question and its reveal,
+                                       a numeric prompt, the code cell, a check question, the pitfalls table and
+                                       the chapter's shared sections (a module's page: its code cell and catalogue)
 and adds the lesson to `lessons` in exercises/chapters/e7.toml (creating the chapter, its overview page and
 nav section when the chapter is new) and the page to mkdocs.yml's nav. A module goes under the "Modules" nav
 section and shows on the module map of what it requires. Then it validates what it wrote.
@@ -65,6 +68,7 @@ def exercise_files(ident: str, kind: str, title: str, requires: list[str], learn
     """The exercise folder's files, relative to the folder."""
     module = manifest.module_of(learner_path)
     test_name = _snake(title)
+    lesson_parts = LESSON_PARTS if kind == "lesson" else ""
     uses = "".join(f"# It builds on {r} ({deps[r].title}): `import {deps[r].module}` to use it.\n" for r in requires)
     manifest_text = f"""\
 id = "{ident}"
@@ -74,7 +78,7 @@ page = "{page}"
 requires = [{", ".join(f'"{r}"' for r in requires)}]
 time_limit = 10
 {f'milestone = "{milestone}"' if milestone else '# milestone = "MS-P6"   # the module map and gate it counts towards'}
-
+{LESSON_SETUP if kind == "lesson" else ""}
 [code]
 path = "{learner_path}"
 starter = "starter.py"
@@ -102,7 +106,7 @@ text = "Read the catalogue: which element does the first test miss?"
 
 [[hints]]
 text = "Build a new list with one float per element of `xs`, each multiplied by `factor`."
-"""
+{lesson_parts}"""
     reference = f'''\
 """{ident} {title}: the reference solution. Replace this example with the exercise's real code."""
 {uses}
@@ -136,17 +140,97 @@ def test_scale_keeps_the_input():
 '''
     # The pitfall is what a learner reads when their failing check fails exactly as this mutant does
     # (checker/diagnosis.py); "N. ..." names row N of the page's pitfalls table (AUTHORING.md).
-    mutant = '''\
+    pitfall = ("1. an off-by-one slice loses the first element without raising" if kind == "lesson"
+               else "an off-by-one slice loses the first element without raising")
+    mutant = f'''\
 description = "drops the first element"
-pitfall = "an off-by-one slice loses the first element without raising"
+pitfall = "{pitfall}"
 fails = "test_scale_small_list"
 
 [[edit]]
 find = "return [float(x) * factor for x in xs]"
 replace = "return [float(x) * factor for x in xs[1:]]"
 '''
+    # The diagnosis corpus (AUTHORING.md): a correct solution written unlike the reference, with every
+    # mutant's mistake injected into it again, so the diagnosis is measured on code it was not built from.
+    alternative = f'''\
+"""{ident} {title}, written unlike the reference (a loop): a correct solution for the diagnosis corpus.
+Write two or more, as a capable learner would from the page alone; alternatives/<name>/ injects each mutant."""
+{uses}
+
+def scale(xs, factor):
+    out = []
+    for x in xs:
+        out.append(float(x) * factor)
+    return out
+'''
+    injected = '''\
+description = "the loop skips the first element"
+mirrors = "drops-first"
+
+[[edit]]
+find = "    for x in xs:"
+replace = "    for x in xs[1:]:"
+'''
     return {"exercise.toml": manifest_text, "reference.py": reference, "starter.py": starter,
-            f"tests/test_{test_name}.py": tests, "mutants/drops-first.toml": mutant}
+            f"tests/test_{test_name}.py": tests, "mutants/drops-first.toml": mutant,
+            "alternatives/loop.py": alternative, "alternatives/loop/drops-first.toml": injected}
+
+
+# What every lesson has besides its code (issue 40's list): a numeric prompt, a predict-first question and a
+# check question; the page places each (lesson_page). Replace the examples with the lesson's own.
+LESSON_SETUP = '''
+# Values shared by the numeric prompts' `expr`, evaluated in the reference module's namespace.
+prompt_setup = """
+XS = [1, 2.5]
+"""
+'''
+LESSON_PARTS = '''
+# A numeric prompt: validation proves `answer` equals `expr` computed with the reference.
+[[prompts]]
+id = "scaled"
+answer = [2, 5]
+expr = "scale(XS, 2)"
+tolerance = 1e-9
+explain = "Each element times 2: 1 × 2 = **2** and 2.5 × 2 = **5**."
+
+[[prompts.feedback]]    # one per wrong answer a learner would plausibly type: each pitfall gives one
+answer = [5]
+message = "That drops the first element (pitfall 1): every element is scaled, the first one too."
+
+# The predict-first question: the learner commits an answer before the page reveals the idea.
+[[choices]]
+id = "predict"
+kind = "predict"
+
+[[choices.options]]
+key = "A"
+text = "Yes"
+feedback = "A natural guess; the section below shows why not."
+
+[[choices.options]]
+key = "B"
+text = "No"
+correct = true
+feedback = "Right; the section below shows why."
+
+# The check of understanding, after the code; it may show what the learner predicted.
+[[choices]]
+id = "check"
+kind = "check"
+shows_prediction = "predict"
+
+[[choices.options]]
+key = "A"
+text = "Yes"
+feedback = "Why each option is wrong, in a sentence."
+
+[[choices.options]]
+key = "B"
+text = "No"
+correct = true
+feedback = "Why it is right, in a sentence."
+'''
 
 
 def lesson_page(ident: str, title: str, chapter: chapter_defs.Chapter | None, chapter_id: str) -> str:
@@ -165,14 +249,40 @@ title: {_toml_string(f"{ident} {title}")}
 
 ## The idea
 
-Write the lesson here. Widgets: `/// numeric | {ident} <prompt id>`, `/// choice | {ident} <question id>`,
-`/// reveal | {ident} <predict id>`, `/// pycell` (see AUTHORING.md).
+Write the lesson here (AUTHORING.md, section 2, lists the widgets; `/// pycell` runs an example).
+
+/// choice | {ident} predict
+**Predict first.** Does scaling a list change how many elements it has?
+///
+
+/// reveal | {ident} predict
+Shown once the learner has committed a prediction: the idea, with a table or worked numbers.
+///
 
 ## Try it yourself
+
+/// numeric | {ident} scaled
+**To do.** Scale [1, 2.5] by 2. Type the result (2 numbers).
+///
 
 /// exercise | {ident}
 Press **Ctrl/⌘ + Enter** to run your code against the hidden tests; **Shift + Enter** only runs it.
 ///
+
+## Check your understanding
+
+/// choice | {ident} check
+Does scaling a list change how many elements it has?
+///
+
+## Pitfalls
+
+Each row is a mistake a mutant makes (`mutants/*.toml`, its `pitfall` starts with the row's number); a learner
+whose check fails like that mutant is sent to the row.
+
+| pitfall | what goes wrong | caught by |
+|---|---|---|
+| <span id="pitfall-1"></span>1. slicing off the first element | one element fewer, no error | `test_scale_small_list` |
 {shared}"""
 
 
@@ -396,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     from authoring import pages
 
     _reports, errors = validate.validate_all([args.id], root=course.exercises)
-    errors += pages.check(args.config)
+    errors = pages.collapse(errors + pages.check(args.config))
     for error in errors:
         print(error, file=sys.stderr)
     if errors:

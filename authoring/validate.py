@@ -834,12 +834,16 @@ def main(args: argparse.Namespace) -> int:
         _, gate_errors = validate_all(args.ids or None, root=root, jobs=args.jobs, gate=True)
         print(f"gate: {'FAILED' if gate_errors else 'ok'} in {time.monotonic() - started:.1f} s (reference, "
               f"starter, each mutant's own test, prompts); the full validation follows", flush=True)
+        gate_errors = list(dict.fromkeys(gate_errors))
         for line in gate_errors:
             print(line, file=sys.stderr, flush=True)
+        args.reported = set(gate_errors)
         if gate_errors:
             return 1
     reports, errors = validate_all(args.ids or None, args.cache, root=root, jobs=args.jobs, runs=args.runs,
                                    gate=args.gate)
+    errors = list(dict.fromkeys(errors))  # each mistake once, however many checks met it
+    args.reported = getattr(args, "reported", set()) | set(errors)
     warnings = [w for r in reports for w in r.warnings]
     factor = browser_factor()
     if args.json:

@@ -22,3 +22,25 @@ def test_a_page_left_out_of_the_nav_on_purpose_is_no_mistake():
     errors = pages.structure_errors(course, listed)
     assert [e.split(":")[0] for e in errors] == [f"tests/fixtures/course/docs/{p}" for p in sorted(left_out)]
     assert all("this page is in neither the nav" in e and "`not_in_nav:`" in e for e in errors)
+
+
+def test_a_broken_manifest_is_named_once_not_by_every_widget_of_its_page(tmp_path):
+    """A manifest that does not load breaks every widget of its page; the author reads its file and line once."""
+    import shutil
+    import subprocess
+    import sys
+
+    course = tmp_path / "course"
+    shutil.copytree(CONFIG.parent, course)
+    manifest = next((course / "exercises").glob("*/exercise.toml"))
+    manifest.write_text(manifest.read_text() + '\n[[hints]]\ntext = "x"\nbogus = 1\n')
+    done = subprocess.run([sys.executable, "-m", "authoring", "validate", manifest.parent.name.upper().replace("-", "."),
+                           "--root", str(course / "exercises"), "--config", str(course / "mkdocs.yml")],
+                          cwd=REPO, capture_output=True, text=True)
+    lines = [line for line in done.stderr.splitlines() if "bogus: unknown field" in line]
+    assert len(lines) == 1 and ":" in lines[0], done.stderr
+    assert done.returncode == 1
+    assert pages.collapse(["docs/a.md:3: `/// numeric | X1.1 p`: exercises/x1-1/exercise.toml:9: bad",
+                           "docs/a.md:5: `/// exercise | X1.1`: exercises/x1-1/exercise.toml:9: bad",
+                           "docs/a.md:7: a page's own mistake"]) == ["exercises/x1-1/exercise.toml:9: bad",
+                                                                     "docs/a.md:7: a page's own mistake"]

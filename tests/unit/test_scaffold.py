@@ -90,6 +90,12 @@ def test_a_planned_lesson_is_written_validated_and_listed(course, capsys):
     assert "Lesson 1</span>: <span class=\"tl-lesson-state\">not yet written" in overview
     page = convert(course, "t5/second-steps.md")
     assert "<strong>T5.2</strong> · Lesson 2 of 2 · " in page
+    # Every part a lesson has (a predict-first question and its reveal, a numeric prompt, the code cell, a check
+    # question, the pitfalls table), each a widget that renders, so the author replaces examples, not structure.
+    for marker in ('data-kind="predict"', 'data-after="predict"', 'data-prompt="scaled"', 'data-kind="check"',
+                   'id="pitfall-1"', 'data-kind="exercise"'):
+        assert marker in page, marker
+    assert "tl-widget-error" not in page
 
 
 def test_a_lesson_the_chapter_does_not_list_is_appended_and_placed_after_the_previous(course):
@@ -160,4 +166,15 @@ def test_the_scaffolded_starter_fails_and_reference_passes(course):
     assert set(outcomes["reference"].values()) == {"passed"}
     assert "passed" not in set(outcomes["starter"].values())
     assert outcomes["mutant:drops-first"] == {ex.mutants[0].fails: "failed"}
+    # The corpus: the alternative passes, its injected mistake fails; the prompt agrees with the reference.
+    assert set(outcomes["alternative:loop"].values()) == {"passed"}
+    assert outcomes["injected:loop/drops-first"] == {"status": "failed"}
+    assert "prompt:scaled" in outcomes
+    assert ex.mutants[0].pitfall.startswith("1. ")
+
+
+def test_a_scaffolded_module_names_no_pitfall_row_and_has_no_lesson_questions(course):
+    assert new(course, "--id", "T01.1", "--kind", "module", "--title", "Base") == 0
+    ex = manifest.load(course / "exercises" / "t01-1")
+    assert not ex.prompts and not ex.choices and not ex.mutants[0].pitfall[0].isdigit()
 
