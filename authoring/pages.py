@@ -38,17 +38,24 @@ def _block_re(name: str, argument: str) -> re.Pattern:
     return re.compile(rf"^\s*/{{3,}}\s*{re.escape(name)}\s*\|\s*{argument}\s*$", re.M | re.I)
 
 
-def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
+def structure_errors(course: Course, nav_pages: set[str] | None, only: set[str] | None = None) -> list[str]:
     """Pages, manifests and chapters that disagree. `nav_pages`: paths under docs/ listed in the nav, or left out
     of it on purpose (`not_in_nav`, outside_nav); None when the generator has no nav: reachability is then not
-    checked."""
+    checked. `only`: the pages (under docs/) to check, with their exercises and chapters; None: all. An exercise
+    whose manifest does not load is left to its own error (validation names it), and the others are checked."""
+    load_errors: list[str] = []
+    exercises = manifest.load_all(course.exercises, load_errors)
     try:
-        exercises = manifest.load_all(course.exercises)
         chapters = chapter_defs.load_chapters(course.exercises, exercises)
     except manifest.ManifestError as exc:
-        return [str(exc)]
-    errors = []
+        return [*load_errors, str(exc)]
+    errors = list(load_errors)
     pages = {p.relative_to(course.docs).as_posix() for p in course.docs.rglob("*.md")}
+    if only is not None:
+        exercises = {slug: ex for slug, ex in exercises.items() if ex.page in only}
+        chapters = {cid: c for cid, c in chapters.items() if c.page in only or any(
+            ex.id in c.lessons for ex in exercises.values())}
+        errors = [e for e in errors if any(f"/{slug}/" in f"/{e}" for slug in exercises)]
     for ex in sorted(exercises.values(), key=lambda e: e.id):
         if ex.page not in pages:
             errors.append(f"{rel(ex.manifest)}:{_line(ex.manifest, 'page')}: page: {rel(course.docs / ex.page)} "
@@ -60,7 +67,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None) -> list[str]:
     by_id = manifest.Course.of(exercises).by_id
     lesson_pages = {by_id[i].page for c in chapters.values() for i in c.lessons if i in by_id}
     if nav_pages is not None:
-        for page in sorted(pages - nav_pages - lesson_pages):
+        for page in sorted(pages - nav_pages - lesson_pages - (set() if only is None else pages - only)):
             errors.append(f"{rel(course.docs / page)}:1: this page is in neither the nav of "
                           f"{course.config_file.name} nor a chapter's lessons: add it to `nav:`, or its "
                           "exercise to a chapter (or, for a page left out on purpose, to `not_in_nav:`)")
@@ -191,4 +198,4 @@ def check(config_file: Path, only: set[str] | None = None) -> list[str]:
     course = course_of(config_file)
     config = load_config(str(config_file))
     listed = set(nav_pages(config.nav)) | outside_nav(config, course.docs) if config.nav is not None else None
-    return collapse(structure_errors(course, listed) + widget_errors(course, only))
+    return collapse(structure_errors(course, listed, only) + widget_errors(course, only))

@@ -18,8 +18,20 @@ from mdwidgets.page import PageState, normal, state
 
 
 @lru_cache(maxsize=4)
-def _exercises(root: str) -> dict[str, manifest.Exercise]:
-    return manifest.load_all(Path(root))
+def _loaded(root: str) -> tuple[manifest.Course, dict[str, str]]:
+    """The exercises that load, and for each folder that does not, its first error (by slug): one broken manifest
+    breaks only the widgets that name its exercise, not every page of the course."""
+    errors: list[str] = []
+    course = manifest.load_all(Path(root), errors)
+    broken = {}
+    for folder in sorted(p.parent.name for p in Path(root).glob("*/exercise.toml")):
+        if folder not in course:
+            broken[folder] = next((e for e in errors if f"/{folder}/" in f"/{e}"), f"{folder} did not load")
+    return course, broken
+
+
+def _exercises(root: str) -> manifest.Course:
+    return _loaded(root)[0]
 
 
 @lru_cache(maxsize=4)
@@ -29,7 +41,7 @@ def _chapters(root: str) -> dict[str, chapter_defs.Chapter]:
 
 def reset_cache() -> None:
     """Forget loaded manifests and chapters (a live preview reloads them on each build)."""
-    _exercises.cache_clear()
+    _loaded.cache_clear()
     _chapters.cache_clear()
 
 
@@ -75,13 +87,21 @@ class TLBlock(Block):
         return _Failure(f"{self.where}: `/// {normal(self.header())}`: {problem}")
 
     def exercises(self) -> dict[str, manifest.Exercise]:
+        """Every exercise that loads (one that does not is named by the widgets that use it: `find`)."""
+        return _exercises(self.config["exercises"])
+
+    def find(self, key: str, option: str = "") -> manifest.Exercise:
+        """The exercise `key` names (id or slug; `option`: the option it was given in); fails with its manifest's own
+        error when it does not load, or with what is known when there is no such exercise."""
+        broken = _loaded(self.config["exercises"])[1].get(manifest.slug_of(key))
+        if broken:
+            raise self.fail(broken)
         try:
-            return _exercises(self.config["exercises"])
-        except manifest.ManifestError as exc:
-            raise self.fail(str(exc)) from None
+            return manifest.find(key, self.exercises())
+        except (KeyError, ValueError) as exc:
+            raise self.fail(f"{option}: " * bool(option) + str(exc).strip("'\"")) from None
 
     def chapters(self) -> dict[str, chapter_defs.Chapter]:
-        exercises = self.exercises()  # noqa: F841 - its errors first
         try:
             return _chapters(self.config["exercises"])
         except manifest.ManifestError as exc:
@@ -147,10 +167,7 @@ class _Widget(TLBlock):
         if len(parts) != (2 if self.ITEM else 1):
             want = "EXERCISE ITEM, like `E7.3 residual`" if self.ITEM else "an exercise id, like `E7.3`"
             raise self.fail(f"expected {want}")
-        try:
-            self.exercise = manifest.find(parts[0], self.exercises())
-        except KeyError as exc:
-            raise self.fail(str(exc).strip("'\"")) from None
+        self.exercise = self.find(parts[0])
         self.item = parts[1] if self.ITEM else None
 
     def root(self, parent: etree.Element, cls: str, **attrs: str) -> etree.Element:

@@ -13,10 +13,7 @@ class LessonHeader(_CourseBlock):
     NAME = "lesson"
 
     def check(self) -> None:
-        try:
-            self.exercise = manifest.find(self.argument, self.exercises())
-        except KeyError as exc:
-            raise self.fail(str(exc).strip("'\"")) from None
+        self.exercise = self.find(self.argument)
         ex = self.exercise
         if ex.kind != "lesson":
             raise self.fail(f"{ex.id} is a {ex.kind}, not a lesson")

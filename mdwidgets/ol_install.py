@@ -5,7 +5,6 @@ import xml.etree.ElementTree as etree
 
 from markdown.util import AtomicString
 
-from course import manifest
 from mdwidgets.base import TLBlock
 
 
@@ -19,10 +18,7 @@ class OlInstall(TLBlock):
     def check(self) -> None:
         self.exercise = None
         if self.argument:
-            try:
-                self.exercise = manifest.find(self.argument, self.exercises())
-            except KeyError as exc:
-                raise self.fail(str(exc).strip("'\"")) from None
+            self.exercise = self.find(self.argument)
 
     def create(self, parent: etree.Element) -> etree.Element:
         el = etree.SubElement(parent, "div", {"class": "tl-ol-install"})

@@ -67,10 +67,7 @@ class PyCell(TLBlock):
     def _uses(self) -> manifest.Exercise | None:
         if not self.options["uses"]:
             return None
-        try:
-            return manifest.find(self.options["uses"], self.exercises())
-        except (KeyError, ValueError, manifest.ManifestError) as exc:
-            raise self.fail(f"uses: {exc.args[0] if exc.args else exc}") from None
+        return self.find(self.options["uses"], "uses")
 
 
 def _example_files(uses: manifest.Exercise | None, exercises: dict[str, manifest.Exercise]):

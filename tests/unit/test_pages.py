@@ -44,3 +44,32 @@ def test_a_broken_manifest_is_named_once_not_by_every_widget_of_its_page(tmp_pat
                            "docs/a.md:5: `/// exercise | X1.1`: exercises/x1-1/exercise.toml:9: bad",
                            "docs/a.md:7: a page's own mistake"]) == ["exercises/x1-1/exercise.toml:9: bad",
                                                                      "docs/a.md:7: a page's own mistake"]
+
+
+def test_one_broken_exercise_leaves_the_other_pages_alone(tmp_path):
+    """While one author's exercise is half-written, another's page checks clean: a manifest that does not load
+    breaks the widgets that name its exercise, and no other page's (the pages of one exercise: its page alone)."""
+    import shutil
+
+    import mdwidgets
+    from course import manifest as manifests
+
+    course = tmp_path / "course"
+    shutil.copytree(CONFIG.parent, course)
+    config = course / "mkdocs.yml"
+    config.write_text(config.read_text().replace("../../../", f"{REPO}/").replace(
+        f"{REPO}/build/fixture-site", str(tmp_path / "site")))
+    exercises = manifests.load_all(course / "exercises")
+    lone = next(ex for ex in exercises.values() if not ex.requires and not any(
+        ex.id in other.requires for other in exercises.values()))
+    others = [ex for ex in exercises.values() if ex.slug != lone.slug and ex.page != lone.page]
+    lone.manifest.write_text(lone.manifest.read_text() + '\n[[hints]]\ntext = "x"\nbogus = 1\n')
+    mdwidgets.reset_cache()
+    try:
+        for ex in others:
+            assert pages.check(config, {ex.page}) == [], ex.page
+        errors = pages.check(config, {lone.page})
+        assert errors and all("bogus: unknown field" in e for e in errors), errors
+        assert len(errors) == 1, errors
+    finally:
+        mdwidgets.reset_cache()
