@@ -92,7 +92,8 @@ def test_the_first_mutant_fails_alike_in_both(pyodide_report, cpython_reports):
 
 
 def test_the_browser_factor_is_measured(pyodide_report, cpython_reports, capsys):
-    """Pyodide's suite time over CPython's, per exercise; validation uses the largest. The bounds only catch a
+    """Pyodide's suite time over CPython's, per exercise; validation uses the largest among the suites of 50 ms or
+    more (validate.FACTOR_MIN_MS). The bounds only catch a
     timing that is wrong (a zero, a unit mix-up): suites that are mostly numpy calls run at nearly the same speed
     in both, pure-Python loops 2-3x slower in WebAssembly."""
     data = validate.write_factor({r.slug: r.suite_ms for r in cpython_reports}, pyodide_report["suite_ms"])

@@ -466,6 +466,10 @@ def test_the_factor_is_read_from_the_pyodide_tier_or_defaults(tmp_path):
     path.write_text("{not json")
     assert validate.browser_factor(path).value == 2.5
     assert "is unreadable" in validate.browser_factor(path).source
+    # A suite of a few ms cannot set the factor while a longer one can; alone, it does.
+    data = validate.write_factor({"tiny": 6.0, "a": 100.0}, {"tiny": 26.0, "a": 210.0}, path)
+    assert (data["factor"], data["worst"]) == (2.1, "a") and data["exercises"]["tiny"]["ratio"] == 4.333
+    assert validate.write_factor({"tiny": 6.0}, {"tiny": 26.0}, path)["worst"] == "tiny"
 
 
 def test_a_slow_suite_warns_over_half_its_limit_and_fails_over_it(tmp_path):
