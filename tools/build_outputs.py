@@ -159,11 +159,16 @@ class WheelsList:
     lock: dict = field(default_factory=dict)
 
     def compact_files(self) -> set[str]:
-        """The compact copies' names: fetched on slower lines only, never precached (the offline copy keeps the
-        LZ4 files, quicker to start from)."""
+        """The compact copies' names: what the worker fetches on every line (web/src/worker/boot/line.js
+        compactCopies) and the offline copy keeps."""
         if not self.compact:
             return set()
         return {name + COMPACT_SUFFIX for name in (*self.snapshot, self.numpy, self.wheels_pack) if name}
+
+    def lz4_files(self) -> set[str]:
+        """The LZ4 copies the compact ones stand beside: fetched only by a worker forced to them (`start=snapshot`,
+        the tests of their decoder), never precached."""
+        return {name[: -len(COMPACT_SUFFIX)] for name in self.compact_files()}
 
     def optional_files(self) -> set[str]:
         """Every file of the optional packages (in assets/pyodide/): fetched only when code imports them, so the

@@ -44,7 +44,7 @@ def _unused_assets(site: Path) -> set[str]:
     judge's wheels, the whole standard library (its two parts replace it: the start-up part, and the rest, which
     the worker fetches after ready and the offline copy keeps as it keeps every file); and the core and its loader, which it fetches gzipped (tools/precompress.py). They stay on the
     site for Pyodide's own loadPackage (the benchmark's bare page uses them). Also the compact copies of the
-    snapshot and the packs, which a first visit on a slower line fetches instead of the LZ4 files."""
+    snapshot and the packs, whose compact copies the worker fetches instead on every line."""
     pyodide = site / "assets" / "pyodide"
     try:
         info = build_outputs.read_wheels_list(pyodide)
@@ -58,7 +58,7 @@ def _unused_assets(site: Path) -> set[str]:
     unused += [build_outputs.PYODIDE_LOCK] if info.lock else []  # the worker has the part it needs in the list
     unused += sorted(precompress.replaced(pyodide))  # the worker fetches their compressed copies
     unused += sorted(precompress.fallbacks(pyodide))  # and the core's gzipped copy only when its zstd one fails
-    unused += sorted(info.compact_files())  # fetched on slower lines only: the offline copy keeps the LZ4 files
+    unused += sorted(info.lz4_files())  # the worker fetches the compact copies: the offline copy keeps those
     return {f"assets/pyodide/{name}" for name in unused}
 
 

@@ -25,7 +25,7 @@ let nextId = 1;
 
 /**
  * The worker's name: `start=cold|snapshot|compact` when `storage`'s "tl-start" (store.js START_KEY) forces how
- * Python starts (build-outputs.js STARTS; worker/boot/line.js COLD_START_MS and COMPACT_BELOW; for tests and the
+ * Python starts (build-outputs.js STARTS; worker/boot/line.js COLD_START_MS; for tests and the
  * benchmark), else "".
  * A name, not a query, so the worker's address stays the one the offline copy holds.
  */

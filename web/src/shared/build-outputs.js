@@ -51,8 +51,9 @@ export const RUNTIME = Object.freeze({
 
 /**
  * How Python may be made to start, for tests and the benchmark: `start=<one of these>` as the worker's name
- * (page/worker-client.js workerName, worker/boot/context.js): cold (no snapshot), snapshot (the LZ4 copies), compact (the
- * zstd copies). Without one, the line's measure chooses.
+ * (page/worker-client.js workerName, worker/boot/context.js): cold (no snapshot), snapshot (restored from the LZ4
+ * copies, kept for the tests of that decoder), compact (restored from the zstd copies). Without one, the compact
+ * copies travel and the line's measure chooses between restoring and a cold start.
  */
 export const STARTS = Object.freeze(["cold", "snapshot", "compact"]);
 

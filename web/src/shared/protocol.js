@@ -53,7 +53,7 @@
  * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean}}
  *   StatusReply
  *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot;
- *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker/boot/line.js COMPACT_BELOW);
+ *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker/boot/line.js compactCopies);
  *   `handedOff` (a second "pytest" status, later): every file the worker downloaded is in the hand-off cache, so
  *   the offline copy can be completed without downloading them again (worker/boot/handoff.js handingOff).
  * @typedef {{type: "loading", received: number, total: number, ms: number}} LoadingReply

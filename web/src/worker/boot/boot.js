@@ -39,7 +39,7 @@ export function boot(report) {
   stages[STAGE.python] = files.then(async (f) => {
     const session = await installJudge(await startPython(ctx, f, loader), f);
     later = expectLater(ctx, session); // before any learner code: an import of a later module waits for it
-    ready(ctx, STAGE.python, { snapshot: session.restored, compact: await f.compact });
+    ready(ctx, STAGE.python, { snapshot: session.restored, compact: f.compact });
     return session;
   });
   // 4. numpy from its pack: "numpy", Run works.

@@ -45,7 +45,7 @@ export function createContext({ post, fatal }, scope = self) {
   return {
     post, fatal, t0: performance.now(), assets, index: new URL("pyodide/", assets).href,
     // The start this worker's name forces (page/worker-client.js workerName, build-outputs.js STARTS), for tests
-    // and the benchmark (compact: the snapshot, from the compact copies), or "": the line's measure chooses.
+    // and the benchmark (snapshot: restored from the LZ4 copies), or "": the line's measure chooses whether to restore.
     chosen: startChosen(scope.name),
     loading: noneArrived(), line: createMeter(coreIn.promise), coreIn, snapshotAsked: signal(), handoffs: [],
     deltaBytes: 0, initialMemory: null,

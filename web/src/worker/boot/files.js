@@ -5,10 +5,10 @@
 import { OUTPUTS, readWheelsList } from "../../shared/build-outputs.js";
 import { unwrap } from "../pack.js";
 import { expectLoading, fetchBytes, fetchSnapshot, quietly } from "./downloads.js";
-import { compactWorthIt, snapshotWorthIt } from "./line.js";
+import { compactCopies, snapshotWorthIt } from "./line.js";
 
 /**
- * @typedef {{list: import("../../shared/build-outputs.js").WheelsList, compact: Promise<boolean>,
+ * @typedef {{list: import("../../shared/build-outputs.js").WheelsList, compact: boolean,
  *   restoring: Promise<boolean>, snapshot: Promise<Uint8Array|null>, memory: Promise<Uint8Array|null>,
  *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
  *   Every download start-up needs, each a promise; a pack is null when the build made none.
@@ -26,34 +26,35 @@ export async function requestFiles(ctx) {
   if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
   const list = readWheelsList(await response.json());
   ctx.deltaBytes = list.snapshotDeltaBytes; // core.js keeps that much of the core's initial memory
-  const compact = compactWorthIt(ctx, list);
-  const named = (name) => compact.then((yes) => ctx.index + name + (yes ? OUTPUTS.compactSuffix : ""));
+  const compact = compactCopies(ctx, list);
+  const named = (name) => ctx.index + name + (compact ? OUTPUTS.compactSuffix : "");
   const restoring = list.snapshot.length
-    ? compact.then((yes) => snapshotWorthIt(ctx, yes ? list.snapshotCompactBytes : list.snapshotBytes))
+    ? snapshotWorthIt(ctx, compact ? list.snapshotCompactBytes : list.snapshotBytes)
     : Promise.resolve(false);
   // The buffer the snapshot is decoded into, made as soon as the restore is decided when the build says its size:
   // Pyodide is handed it at once and creates its memory and module while the parts download (python.js).
   const memory = restoring.then((yes) => (yes && list.snapshotSize > 0 ? new Uint8Array(list.snapshotSize) : null));
   const snapshot = restoring.then(async (yes) => {
-    const bytes = yes ? fetchSnapshot(ctx, await Promise.all(list.snapshot.map(named)), await memory) : null;
+    const bytes = yes ? fetchSnapshot(ctx, list.snapshot.map(named), await memory) : null;
     ctx.snapshotAsked.settle(); // fetchSnapshot has sent its requests
     return bytes;
   });
   restoring.catch(ctx.snapshotAsked.settle);
-  // The packs are requested with the snapshot, as soon as the line's measure says which copies to fetch (requested
-  // one after another, the downloads took longer in all: bench/README.md, "Start-up design decisions"). They are
-  // decoded after the snapshot.
+  // The packs are requested with the snapshot, once the line's measure has decided on it (before it, they would
+  // share the line with the core and make the measure read low; requested after the snapshot, the downloads took
+  // longer in all: bench/README.md, "Start-up design decisions"). They are decoded after the snapshot.
   const after = snapshot.catch(() => null);
+  const asked = restoring.catch(() => false);
   const unpacked = (name) => (name
-    ? quietly(Promise.all([named(name).then((url) => fetchBytes(ctx, url)), after]).then(([b]) => unwrap(b))) : null);
+    ? quietly(asked.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
   const files = {
     list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack),
     wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(ctx, new URL(`tl/${OUTPUTS.judgeZip}`, ctx.assets).href),
   };
-  Promise.all([compact, restoring]).then(([small, restore]) => {
-    const snapshotBytes = small ? list.snapshotCompactBytes : list.snapshotBytes;
-    expectLoading(ctx, (small ? list.startCompactBytes : list.startBytes) - (restore ? 0 : snapshotBytes),
+  restoring.then((restore) => {
+    const snapshotBytes = compact ? list.snapshotCompactBytes : list.snapshotBytes;
+    expectLoading(ctx, (compact ? list.startCompactBytes : list.startBytes) - (restore ? 0 : snapshotBytes),
       Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, ctx.coreIn.promise]));
   }, () => {});
   return files;

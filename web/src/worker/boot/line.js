@@ -1,11 +1,14 @@
 /**
- * The line's measure, and the start it chooses. Restoring the memory snapshot saves the work of starting Python and
- * importing numpy and pytest, about COLD_START_MS, but costs the snapshot's download; on a line too slow to bring
- * it in that time, a first visit starts cold instead: it is ready sooner and downloads less, and the offline copy
- * fetches the snapshot afterwards, for the visits after. On a slow line the compact copies (zstd) of the snapshot
- * and the packs are fetched instead of the LZ4 ones (COMPACT_BELOW). A repeat visit, served from the offline copy,
- * always restores, from the LZ4 files. The figures behind each threshold: bench/README.md, "Start-up design
- * decisions".
+ * The line's measure, and the one choice it still makes. Restoring the memory snapshot saves the work of starting
+ * Python and importing numpy and pytest, about COLD_START_MS, but costs the snapshot's download; on a line too slow
+ * to bring it in that time, a first visit starts cold instead: it is ready sooner and downloads less, and the
+ * offline copy fetches the snapshot afterwards, for the visits after. The figures behind each threshold:
+ * bench/README.md, "Start-up design decisions".
+ *
+ * Which copies travel is not the line's to choose (issue 41): the compact (zstd) copies of the snapshot and the
+ * packs are fetched on every line, and kept by the offline copy. They decode as fast as the LZ4 ones did on a fast
+ * line (localhost ready, bench/README.md "One copy for every line"), so a guess between the two only cost bytes:
+ * a fast-looking line took 2.8 MB more before ready.
  *
  * The line's speed is what the start-up downloads (the core, the standard library) have brought in since their
  * first byte, per ms, read once it can be told: when MEASURE_BYTES have come in, when `coreIn` settles (core.js:
@@ -20,8 +23,6 @@ export const COLD_START_MS = 3000;
 const DECIDE_MS = 400;
 /** Enough bytes to tell the line's speed by: on a fast line they are in long before the whole core is. */
 const MEASURE_BYTES = 1 << 20;
-/** Below this (bytes per ms, as the meter measures), the compact copies are worth their slower decoding. */
-export const COMPACT_BELOW = 8_000;
 
 /**
  * @typedef {{bytes: number, first: number, firstByte: () => void, enough: () => void,
@@ -78,12 +79,11 @@ async function lineSpeed(meter) {
   return meter.first ? meter.bytes / Math.max(1, performance.now() - meter.first) : Infinity;
 }
 
-/** Whether the compact copies (tools/pack.py compact) are worth fetching on this line. A faster line takes the
- * LZ4 files. */
-export async function compactWorthIt({ chosen, line }, list) {
-  if (!list.compact) return false;
-  if (chosen) return chosen === "compact";
-  return (await lineSpeed(line)) < COMPACT_BELOW;
+/** Whether the compact copies (tools/pack.py compact) are fetched: whenever the build made them, unless the worker's
+ * name forces the LZ4 ones (`start=snapshot`, for the tests of that decoder). Decided at once, with no measure,
+ * so the packs are requested as soon as the wheels list is read. */
+export function compactCopies({ chosen }, list) {
+  return list.compact && chosen !== "snapshot";
 }
 
 /** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
