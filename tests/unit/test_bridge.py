@@ -191,6 +191,10 @@ def test_a_check_never_draws_and_closes_what_the_learner_opened(monkeypatch, tmp
 def test_loading_matplotlib_leaves_the_tamper_baseline_clean(monkeypatch, tmp_path):
     monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path))
     monkeypatch.setattr(integrity, "_baseline", {})
+    # This process imported pytest before numpy_ready's baseline, which the worker never does: its speed-ups must
+    # be in place first, or the baseline holds pytest's own _rewrite_test and judge_ready's memo reads as a change
+    # (the test then failed whenever it was the first of its process to judge).
+    judge.prepare()
     bridge.numpy_ready()
     bridge.judge_ready()
     _plotting(monkeypatch, tmp_path, baseline_kept=True)
