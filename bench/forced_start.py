@@ -1,6 +1,7 @@
 """Ready to grade on one profile with the start forced, alternating LZ4 (`snapshot`) and zstd (`compact`):
 does the compact copy cost a line anything?  python -m bench.forced_start [localhost|20mbit|100mbit] [RUNS]"""
-import sys, json, statistics
+import statistics
+import sys
 
 from playwright.sync_api import sync_playwright
 from bench import network as N
