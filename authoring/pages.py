@@ -55,7 +55,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None, only: set[str] 
         exercises = {slug: ex for slug, ex in exercises.items() if ex.page in only}
         chapters = {cid: c for cid, c in chapters.items() if c.page in only or any(
             ex.id in c.lessons for ex in exercises.values())}
-        errors = [e for e in errors if any(f"/{slug}/" in f"/{e}" for slug in exercises)]
+        errors = []  # a broken exercise is named by validation and by the widgets that name it (mdwidgets find)
     for ex in sorted(exercises.values(), key=lambda e: e.id):
         if ex.page not in pages:
             errors.append(f"{rel(ex.manifest)}:{_line(ex.manifest, 'page')}: page: {rel(course.docs / ex.page)} "

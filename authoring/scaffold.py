@@ -140,8 +140,7 @@ def test_scale_keeps_the_input():
 '''
     # The pitfall is what a learner reads when their failing check fails exactly as this mutant does
     # (checker/diagnosis.py); "N. ..." names row N of the page's pitfalls table (AUTHORING.md).
-    pitfall = ("1. an off-by-one slice loses the first element without raising" if kind == "lesson"
-               else "an off-by-one slice loses the first element without raising")
+    pitfall = ("1. " if kind == "lesson" else "") + "an off-by-one slice loses the first element without raising"
     mutant = f'''\
 description = "drops the first element"
 pitfall = "{pitfall}"

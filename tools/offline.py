@@ -43,7 +43,7 @@ def _unused_assets(site: Path) -> set[str]:
     """Files the worker never requests once the build has packed them (tools/snapshot.py): numpy's wheel and the
     judge's wheels, the whole standard library (its two parts replace it: the start-up part, and the rest, which
     the worker fetches after ready and the offline copy keeps as it keeps every file); and the core and its loader, which it fetches gzipped (tools/precompress.py). They stay on the
-    site for Pyodide's own loadPackage (the benchmark's bare page uses them). Also the compact copies of the
+    site for Pyodide's own loadPackage (the benchmark's bare page uses them). Also the LZ4 copies of the
     snapshot and the packs, whose compact copies the worker fetches instead on every line."""
     pyodide = site / "assets" / "pyodide"
     try:

@@ -24,19 +24,32 @@ def test_a_page_left_out_of_the_nav_on_purpose_is_no_mistake():
     assert all("this page is in neither the nav" in e and "`not_in_nav:`" in e for e in errors)
 
 
-def test_a_broken_manifest_is_named_once_not_by_every_widget_of_its_page(tmp_path):
-    """A manifest that does not load breaks every widget of its page; the author reads its file and line once."""
+def broken_copy(tmp_path: Path, slug: str | None = None) -> tuple[Path, Path]:
+    """A copy of the fixture course (its config pointing at this repository's hooks and theme) in which one
+    exercise's manifest (`slug`, else the first) does not load: (the copy's config, that manifest)."""
     import shutil
-    import subprocess
-    import sys
 
     course = tmp_path / "course"
     shutil.copytree(CONFIG.parent, course)
-    manifest = next((course / "exercises").glob("*/exercise.toml"))
+    config = course / "mkdocs.yml"
+    config.write_text(config.read_text().replace("../../../", f"{REPO}/").replace(
+        f"{REPO}/build/fixture-site", str(tmp_path / "site")))
+    manifest = (course / "exercises" / slug / "exercise.toml" if slug
+                else next((course / "exercises").glob("*/exercise.toml")))
     manifest.write_text(manifest.read_text() + '\n[[hints]]\ntext = "x"\nbogus = 1\n')
-    done = subprocess.run([sys.executable, "-m", "authoring", "validate", manifest.parent.name.upper().replace("-", "."),
-                           "--root", str(course / "exercises"), "--config", str(course / "mkdocs.yml")],
-                          cwd=REPO, capture_output=True, text=True)
+    return config, manifest
+
+
+def test_a_broken_manifest_is_named_once_not_by_every_widget_of_its_page(tmp_path):
+    """A manifest that does not load breaks every widget of its page; the author reads its file and line once."""
+    import subprocess
+    import sys
+
+    config, manifest = broken_copy(tmp_path)
+    # The whole course: every page is checked, the broken exercise's own among them.
+    done = subprocess.run([sys.executable, "-m", "authoring", "validate", "--root", str(manifest.parent.parent),
+                           "--config", str(config)], cwd=REPO, capture_output=True, text=True)
+    assert "pages: " in done.stdout and "(every page of" in done.stdout, done.stdout
     lines = [line for line in done.stderr.splitlines() if "bogus: unknown field" in line]
     assert len(lines) == 1 and ":" in lines[0], done.stderr
     assert done.returncode == 1
@@ -49,21 +62,14 @@ def test_a_broken_manifest_is_named_once_not_by_every_widget_of_its_page(tmp_pat
 def test_one_broken_exercise_leaves_the_other_pages_alone(tmp_path):
     """While one author's exercise is half-written, another's page checks clean: a manifest that does not load
     breaks the widgets that name its exercise, and no other page's (the pages of one exercise: its page alone)."""
-    import shutil
-
     import mdwidgets
     from course import manifest as manifests
 
-    course = tmp_path / "course"
-    shutil.copytree(CONFIG.parent, course)
-    config = course / "mkdocs.yml"
-    config.write_text(config.read_text().replace("../../../", f"{REPO}/").replace(
-        f"{REPO}/build/fixture-site", str(tmp_path / "site")))
-    exercises = manifests.load_all(course / "exercises")
+    exercises = manifests.load_all(CONFIG.parent / "exercises")
     lone = next(ex for ex in exercises.values() if not ex.requires and not any(
         ex.id in other.requires for other in exercises.values()))
     others = [ex for ex in exercises.values() if ex.slug != lone.slug and ex.page != lone.page]
-    lone.manifest.write_text(lone.manifest.read_text() + '\n[[hints]]\ntext = "x"\nbogus = 1\n')
+    config, _ = broken_copy(tmp_path, lone.slug)
     mdwidgets.reset_cache()
     try:
         for ex in others:

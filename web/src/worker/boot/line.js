@@ -80,8 +80,8 @@ async function lineSpeed(meter) {
 }
 
 /** Whether the compact copies (tools/pack.py compact) are fetched: whenever the build made them, unless the worker's
- * name forces the LZ4 ones (`start=snapshot`, for the tests of that decoder). Decided at once, with no measure,
- * so the packs are requested as soon as the wheels list is read. */
+ * name forces the LZ4 ones (`start=snapshot`, for the tests of that decoder). Decided at once, with no measure
+ * (the packs still wait for the measure's other decision, files.js says why). */
 export function compactCopies({ chosen }, list) {
   return list.compact && chosen !== "snapshot";
 }
