@@ -1,7 +1,7 @@
 """Start-up and first Check in each browser engine, and on a phone: the built site against the bare Pyodide page.
 
     python -m bench.engines [--engine chromium|firefox|webkit|phone] [--runs 3] [--site DIR] [--label NAME]
-                            [--out bench/results]
+                            [--out bench/results] [--first-verdict [--network 20mbit]]
 
 For every run, a fresh browser (an empty profile) opens the bare page (bench/bare/) and reads when it could grade;
 another fresh browser opens the lesson page, reads when it could grade (the worker client's timeline, on the
@@ -15,11 +15,19 @@ which slows the page's renderer process: its workers run in it) and a mobile lin
 down, 170 ms latency), applied to the page, its worker and its service worker (bench/network.py `throttle`). The
 other network profiles stay Chromium's (bench/README.md says why). A benchmark, never a test: nothing is
 asserted.
+
+`--first-verdict` measures instead the first verdict of a learner who pastes and checks as soon as the page lets
+them: a fresh browser opens the lesson, puts the reference in E7.3's cell the moment it exists and presses Check;
+the time from navigation to the verdict, over the bare page's ready in the same engine and run. With it, where the
+time went: the worker's marks (web/src/worker/boot/context.js MARKS) and the check's moments, on the page's clock,
+medians of the runs, into `first-verdict-latest.md` (one column per engine or `--label`). `--network 20mbit`
+(Chromium only) puts the page, its workers and its service worker on bench/network.py's 20 Mbit/s, 40 ms line.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import sys
@@ -52,12 +60,16 @@ CHECK = """async (code) => {
 class ChromiumEngine:
     """Chromium through Playwright, optionally as a phone (PHONE); the same calls as tests/e2e/engines.py."""
 
-    def __init__(self, play, phone: bool):
+    def __init__(self, play, phone: bool, network: dict | None = None):
         self.browser = play.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
                                             args=ARGS)
         self.context = self.browser.new_context(**({"viewport": PHONE["viewport"], "is_mobile": True,
                                                       "has_touch": True} if phone else {}))
         self.page = self.context.new_page()
+        if network and not phone:
+            from bench.network import throttle
+
+            throttle(self.context, self.page, network)
         if phone:
             from bench.network import throttle
 
@@ -78,20 +90,23 @@ class ChromiumEngine:
         self.browser.close()
 
 
-def launch(engine: str, play):
+def launch(engine: str, play, network: dict | None = None):
     if engine in ("chromium", "phone"):
-        return ChromiumEngine(play, engine == "phone")
+        return ChromiumEngine(play, engine == "phone", network)
     return Firefox() if engine == "firefox" else WebKit()
 
 
-def one_run(engine: str, play, url: str) -> dict:
-    out = {}
-    browser = launch(engine, play)
+def bare_ready(engine: str, play, url: str, network: dict | None = None) -> float:
+    browser = launch(engine, play, network)
     try:
         browser.open(url + "bench/bare/")
-        out["bare_ready"] = browser.wait(BARE_READY)
+        return browser.wait(BARE_READY)
     finally:
         browser.close()
+
+
+def one_run(engine: str, play, url: str) -> dict:
+    out = {"bare_ready": bare_ready(engine, play, url)}
     browser = launch(engine, play)
     try:
         t0 = time.monotonic()
@@ -106,6 +121,99 @@ def one_run(engine: str, play, url: str) -> dict:
     return out
 
 
+STRAIGHT_AWAY = """async (code) => {
+    const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
+    cell.tlCell.editor.setCode(code);
+    await cell.tlCell.check();
+    const timeline = window.tinyllm.python.timeline;
+    return [performance.now(), cell.dataset.status, timeline];
+}"""
+CELL_THERE = "() => !!document.querySelector('.tl-cell[data-exercise=\"e7-3\"]')?.tlCell"
+# The rows of the first verdict's account, in order: the worker's marks (context.js MARKS), then the check's.
+CHECK_ROWS = {"sent": "the Check sent (the cell exists, the reference pasted)",
+              "started": "the check started in the worker (it waited for stage pytest)",
+              "verdict": "the verdict on the page"}
+
+
+def first_verdict_run(engine: str, play, url: str, network: dict | None) -> dict:
+    """The bare page's ready, then the site's first verdict straight away and its timeline, in fresh browsers."""
+    out = {"bare_ready": bare_ready(engine, play, url, network)}
+    browser = launch(engine, play, network)
+    try:
+        browser.open(url + LESSON)
+        browser.wait(CELL_THERE)
+        done, status, timeline = browser.js(STRAIGHT_AWAY, reference("e7-3"))
+        if status != "passed":
+            raise RuntimeError(f"{engine}: the reference did not pass: {status}")
+    finally:
+        browser.close()
+    check = timeline.get("firstCheck") or {}
+    out.update({"first_verdict": done, **{f"mark {k}": v for k, v in (timeline.get("marks") or {}).items()},
+                "sent": check.get("sent"), "started": check.get("started"), "verdict": check.get("done"),
+                "tests": check.get("tests"), "snapshot": bool(timeline.get("snapshot"))})
+    return out
+
+
+def first_verdict_main(args, url: str) -> int:
+    from bench.network import PROFILES
+    from playwright.sync_api import sync_playwright
+
+    network = PROFILES[args.network] if args.network else None
+    if network and args.engine not in ("chromium",):
+        raise SystemExit("--network shapes Chromium's traffic only (bench/README.md, \"Each engine, and a phone\")")
+    runs = []
+    with sync_playwright() as play:
+        for i in range(args.runs):
+            runs.append(first_verdict_run(args.engine, play, url, network))
+            print(f"{args.engine}: run {i + 1}/{args.runs}: {runs[-1]}", file=sys.stderr)
+    keys = [k for k in runs[0] if k != "snapshot" and all(r.get(k) is not None for r in runs)]
+    med = {k: round(statistics.median(r[k] for r in runs), 1) for k in keys}
+    column = {**med, "runs": len(runs), "restored": sum(r["snapshot"] for r in runs),
+              "ratios": [round(r["first_verdict"] / r["bare_ready"], 3) for r in runs],
+              "ratio": round(med["first_verdict"] / med["bare_ready"], 3)}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "first-verdict-latest.json"
+    table = json.loads(path.read_text()) if path.is_file() else {}
+    name = args.label or args.engine + (f" {args.network}" if args.network else "")
+    table[name] = column
+    path.write_text(json.dumps(table, indent=1) + "\n")
+    (out / "first-verdict-latest.md").write_text(first_verdict_markdown(table))
+    print(first_verdict_markdown({name: column}))
+    return 0
+
+
+def worker_marks() -> dict[str, str]:
+    """The worker's marks and what each means, in order, as web/src/worker/boot/context.js MARKS lists them."""
+    text = (REPO / "web" / "src" / "worker" / "boot" / "context.js").read_text()
+    block = re.search(r"export const MARKS = Object\.freeze\(\{(.*?)\}\);", text, re.S)
+    return dict(re.findall(r'^\s*(\w+): "([^"]*)",$', block.group(1), re.M)) if block else {}
+
+
+def first_verdict_markdown(table: dict) -> str:
+    """One column per engine: where the time to the first verdict went, ms since navigation (medians)."""
+    names = list(table)
+    lines = ["| ms since navigation (median) | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+
+    def row(label, key):
+        cells = [f"{table[n][key]:,.0f}" if table[n].get(key) is not None else "–" for n in names]
+        if any(c != "–" for c in cells):
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+    for key, what in worker_marks().items():
+        row(what, f"mark {key}")
+    for key, what in CHECK_ROWS.items():
+        row(what, key)
+    row("… of which the tests' own bodies (ms)", "tests")
+    row("**the bare page's ready**", "bare_ready")
+    lines.append("| **first verdict ÷ bare ready** (per run) | " + " | ".join(
+        f"**{table[n]['ratio']:.2f}×** ({', '.join(f'{x:.2f}' for x in table[n]['ratios'])})" for n in names) + " |")
+    lines.append("| runs (restored from the snapshot) | " + " | ".join(
+        f"{table[n]['runs']} ({table[n]['restored']})" for n in names) + " |")
+    return "\n".join(lines) + ("\n\nFresh-browser runs: the lesson opened, the reference pasted into E7.3's cell as soon "
+                               "as it exists and checked (bench/engines.py --first-verdict).\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=["chromium", "firefox", "webkit", "phone"], default="chromium")
@@ -114,11 +222,20 @@ def main() -> int:
     parser.add_argument("--out", default=str(REPO / "bench" / "results"))
     parser.add_argument("--label", default="", help="the table's row name (default: the engine), e.g. to keep an "
                                                     "earlier build's row beside this one's")
+    parser.add_argument("--first-verdict", action="store_true", help="paste and check as soon as the cell exists, "
+                        "and account for the time (first-verdict-latest.md)")
+    parser.add_argument("--network", choices=["20mbit", "100mbit"], default="",
+                        help="with --first-verdict: Chromium on that emulated line (bench/network.py PROFILES)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp()) / "site"
     shutil.copytree(Path(args.site), root)
     shutil.copytree(REPO / "bench" / "bare", root / "bench" / "bare")
     server, url = start_in_thread(root)
+    if args.first_verdict:
+        try:
+            return first_verdict_main(args, url)
+        finally:
+            server.shutdown()
     runs = []
     try:
         from playwright.sync_api import sync_playwright

@@ -30,6 +30,7 @@ export class FakeWorker {
     this.log = log; // every request this worker received, in order
     this.terminated = false;
     this.stage = "";
+    this.marks = {};
     this.queue = []; // requests waiting for the stage they need, as in worker.js
     this.port = null;
     this.interrupt = null;
@@ -48,7 +49,8 @@ export class FakeWorker {
   boot(last = STAGES[STAGES.length - 1]) {
     for (const stage of STAGES.slice(STAGES.indexOf(this.stage) + 1, STAGES.indexOf(last) + 1)) {
       this.stage = stage;
-      this.send({ type: "status", stage, ms: 1 });
+      this.marks[stage] = performance.timeOrigin + performance.now(); // as context.js marks, on the epoch's clock
+      this.send({ type: "status", stage, ms: 1, marks: { ...this.marks } });
     }
     const ready = this.queue.filter((msg) => reached(this.stage, NEEDS[msg.type]));
     this.queue = this.queue.filter((msg) => !ready.includes(msg));

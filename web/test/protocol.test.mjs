@@ -138,6 +138,7 @@ test("every reply type has a well-formed example", () => {
   for (const [type, msg] of Object.entries(REPLY)) assert.equal(replyProblem(msg, "check"), "", type);
   assert.equal(replyProblem({ ...REPLY.status, stage: "python", snapshot: true }), "");
   assert.equal(replyProblem({ ...REPLY.status, stage: "pytest", handedOff: true }), "");
+  assert.equal(replyProblem({ ...REPLY.status, stage: "pytest", marks: { restored: 1.5e12, numpyIn: 1.5e12 } }), "");
   assert.equal(replyProblem({ type: "error", message: "a message must be an object" }), "", "an error may lack an id");
   for (const bad of [{ received: -1 }, { total: "14 MB" }, { ms: undefined }]) {
     assert.match(replyProblem({ ...REPLY.loading, ...bad }), /loading needs received, total and ms/, JSON.stringify(bad));
@@ -152,6 +153,8 @@ test("malformed replies are named", () => {
     [{ ...REPLY.status, ms: "soon" }, /needs ms/],
     [{ ...REPLY.status, snapshot: "yes" }, /snapshot/],
     [{ ...REPLY.status, handedOff: 1 }, /handedOff/],
+    [{ ...REPLY.status, marks: { restored: "soon" } }, /marks/],
+    [{ ...REPLY.status, marks: [1, 2] }, /marks/],
     [{ type: "started" }, /started needs the id/],
     [{ ...REPLY.stdout, text: 42 }, /stdout needs text/],
     [{ type: "fatal" }, /fatal needs a message/],

@@ -346,3 +346,27 @@ test("settled gives up waiting after capMs, and settles at once for a worker tha
   python.live.failed = "the worker failed";
   await python.settled({ quietMs: 10_000, capMs: 60_000, everyMs: 5 });
 });
+
+test("the timeline: the worker's marks on the page's clock, and the first Check's moments (bench/engines.py)",
+  async (t) => {
+    const { python, workers } = fakePython({ fake: { autoBoot: false }, spare: false });
+    t.after(() => python.dispose());
+    python.start();
+    await until(() => workers[0]?.port, 1000, "the worker to be told its port");
+    const before = performance.now();
+    workers[0].boot();
+    await until(() => python.stage === "pytest", 1000, "ready");
+    const { marks } = python.timeline;
+    assert.deepEqual(Object.keys(marks), ["python", "numpy", "pytest"]);
+    for (const [name, at] of Object.entries(marks)) {
+      assert.ok(at >= before - 1 && at <= performance.now() + 1, `${name} at ${at}, not on the page's clock`);
+    }
+    await python.request("check", CHECK, { background: true });
+    assert.equal(python.timeline.firstCheck, undefined, "the warm-up check is not the learner's");
+    const sent = performance.now();
+    await python.request("check", CHECK);
+    const first = python.timeline.firstCheck;
+    assert.ok(first.sent >= sent && first.started >= first.sent && first.done >= first.started, JSON.stringify(first));
+    await python.request("check", CHECK);
+    assert.equal(python.timeline.firstCheck, first, "only the first is kept");
+  });

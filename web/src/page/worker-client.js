@@ -128,6 +128,10 @@ export class PythonWorker {
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
       if (slot === this.live && msg.snapshot !== undefined) this.timeline.snapshot = msg.snapshot;
       if (slot === this.live && msg.compact !== undefined) this.timeline.compact = msg.compact;
+      // the worker's marks (epoch ms) on the page's clock, like the stages
+      if (slot === this.live && msg.marks) {
+        this.timeline.marks = Object.fromEntries(Object.entries(msg.marks).map(([k, t]) => [k, t - performance.timeOrigin]));
+      }
       if (msg.handedOff) slot.handedOff = true;
       if (slot === this.live) this.#announce();
     } else if (msg.type === "loading") {
@@ -188,6 +192,11 @@ export class PythonWorker {
       result = { ...result, status: req.halted };
     }
     result = { ...result, ms: req.started ? performance.now() - req.started : 0 };
+    if (req.type === "check" && !req.background && req.slot === this.live && !this.timeline.firstCheck) {
+      // the first Check's moments on the page's clock, and its tests' own time (bench/engines.py)
+      this.timeline.firstCheck = { sent: req.sent, started: req.started || 0, done: performance.now(),
+        tests: Object.values(result.durations || {}).reduce((a, b) => a + b, 0) };
+    }
     if (req.retried) result.retried = true;
     req.resolve(result);
     this.#warmSpare(); // the learner is running code now: worth a spare for a quick recovery after a Stop
@@ -263,7 +272,7 @@ export class PythonWorker {
     const slot = this.live;
     return new Promise((resolve) => {
       const req = { id, type, payload, slot, resolve, onStdout, onProgress, onSteps, timeLimit, background, retried,
-        stdout: "", steps: [], done: false, halted: "" };
+        stdout: "", steps: [], done: false, halted: "", sent: performance.now() };
       this.pending.set(id, req);
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
       slot.port.postMessage({ ...payload, type, id });

@@ -50,12 +50,15 @@
  * (interrupt or a fresh worker) when it runs out. No request carries a time limit.
  *
  * ## Worker → page
- * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean}}
+ * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean,
+ *   marks?: Record<string, number>}}
  *   StatusReply
  *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot;
  *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker/boot/line.js compactCopies);
  *   `handedOff` (a second "pytest" status, later): every file the worker downloaded is in the hand-off cache, so
- *   the offline copy can be completed without downloading them again (worker/boot/handoff.js handingOff).
+ *   the offline copy can be completed without downloading them again (worker/boot/handoff.js handingOff);
+ *   `marks`: when each step of start-up so far ended (worker/boot/context.js MARKS), in ms since the epoch (the
+ *   page and the worker have clocks of their own), for the benchmark's account of where start-up's time goes.
  * @typedef {{type: "loading", received: number, total: number, ms: number}} LoadingReply
  *   Start-up's downloads so far: `received` of `total` bytes (the wheels list's startBytes for the copies this
  *   start fetches), `ms` since the worker started; sent at most every 200 ms while they arrive, and once when
@@ -227,6 +230,9 @@ export function replyProblem(msg, requestType) {
       if (msg.snapshot !== undefined && typeof msg.snapshot !== "boolean") return "status's snapshot must be true or false";
       if (msg.compact !== undefined && typeof msg.compact !== "boolean") return "status's compact must be true or false";
       if (msg.handedOff !== undefined && typeof msg.handedOff !== "boolean") return "status's handedOff must be true or false";
+      if (msg.marks !== undefined && !(isMap(msg.marks) && Object.values(msg.marks).every(Number.isFinite))) {
+        return "status's marks must map names to times";
+      }
       return "";
     case "loading":
       return ["received", "total", "ms"].every((k) => Number.isFinite(msg[k]) && msg[k] >= 0)

@@ -13,12 +13,13 @@ import { requestCore } from "./core.js";
 import { requestFiles } from "./files.js";
 import { startPython } from "./python.js";
 import { installJudge } from "./judge.js";
-import { loadNumpy } from "./numpy.js";
+import { compileAhead, loadNumpy } from "./numpy.js";
 import { loadPytest } from "./pytest.js";
 import { handedOff } from "./handoff.js";
 import { expectLater, fetchLater } from "./later.js";
 
-const ready = (ctx, stage, extra = {}) => ctx.post({ type: "status", stage, ms: performance.now() - ctx.t0, ...extra });
+const ready = (ctx, stage, extra = {}) => ctx.post({ type: "status", stage, ms: performance.now() - ctx.t0,
+  marks: { ...ctx.marks }, ...extra });
 
 /**
  * Start-up: each stage's promise resolves to the session (judge.js Session) once the stage is ready, and says so
@@ -33,18 +34,25 @@ export function boot(report) {
   // 2. The wheels list, then the snapshot (when worth restoring), the packs and the judge, as the measure decides.
   const files = requestFiles(ctx);
   files.catch(ctx.snapshotAsked.settle);
+  // numpy's extension modules, compiled off this thread as soon as its pack is in.
+  const ahead = files.then((f) => compileAhead(ctx, f));
+  ahead.catch(() => {});
   const stages = {};
   // 3. Python started, restored from the snapshot or cold, and the judge installed: "python".
   let later = null;
   stages[STAGE.python] = files.then(async (f) => {
-    const session = await installJudge(await startPython(ctx, f, loader), f);
+    const python = await startPython(ctx, f, loader);
+    ctx.mark("restored");
+    const session = await installJudge(python, f);
+    ctx.mark("judgeInstalled");
     later = expectLater(ctx, session); // before any learner code: an import of a later module waits for it
     ready(ctx, STAGE.python, { snapshot: session.restored, compact: f.compact });
     return session;
   });
   // 4. numpy from its pack: "numpy", Run works.
   stages[STAGE.numpy] = stages[STAGE.python].then(async (session) => {
-    await loadNumpy(session, await files);
+    await loadNumpy(ctx, session, await files, ahead);
+    ctx.mark("numpyImported");
     ready(ctx, STAGE.numpy);
     return session;
   });
@@ -52,10 +60,11 @@ export function boot(report) {
   // the offline copy (sw/sw.js fill).
   stages[STAGE.pytest] = stages[STAGE.numpy].then(async (session) => {
     await loadPytest(ctx, session, await files);
+    ctx.mark("pytestReady");
     ready(ctx, STAGE.pytest);
     // 6. What start-up did not need (later.js), then the hand-off.
     // `allHere`: every later module written (a learner's worker waits for it, then cuts itself off: confine.js)
-    session.allHere = fetchLater(ctx, session, later).catch(() => {});
+    session.allHere = fetchLater(ctx, session, later).then(() => ctx.mark("laterWritten")).catch(() => {});
     session.allHere.then(() => handedOff(ctx)).then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
     return session;
   });

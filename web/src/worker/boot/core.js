@@ -28,6 +28,9 @@ export function requestCore(ctx) {
   const stdlib = fetchStdlib(ctx, realFetch, stdlibURL);
   stdlib.catch(() => {});
   core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
+  ctx.coreIn.promise.then(() => ctx.mark("coreIn"));
+  core.then(() => ctx.mark("coreCompiled"), () => {});
+  stdlib.then(() => ctx.mark("stdlibIn"), () => {});
   answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL });
   return loader;
 }

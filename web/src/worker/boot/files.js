@@ -40,6 +40,8 @@ export async function requestFiles(ctx) {
     return bytes;
   });
   restoring.catch(ctx.snapshotAsked.settle);
+  restoring.then(() => ctx.mark("decided"), () => {});
+  snapshot.then((b) => b && ctx.mark("snapshotIn"), () => {});
   // The packs are requested with the snapshot, once the line's measure has decided on it (before it, they would
   // share the line with the core and make the measure read low; requested after the snapshot, the downloads took
   // longer in all: bench/README.md, "Start-up design decisions"). They are decoded after the snapshot.
@@ -52,6 +54,8 @@ export async function requestFiles(ctx) {
     wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(ctx, new URL(`tl/${OUTPUTS.judgeZip}`, ctx.assets).href),
   };
+  files.numpyPack?.then(() => ctx.mark("numpyIn"), () => {});
+  files.judgeZip.then(() => ctx.mark("judgeIn"), () => {});
   restoring.then((restore) => {
     const snapshotBytes = compact ? list.snapshotCompactBytes : list.snapshotBytes;
     expectLoading(ctx, (compact ? list.startCompactBytes : list.startBytes) - (restore ? 0 : snapshotBytes),

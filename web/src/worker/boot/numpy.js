@@ -4,19 +4,87 @@
  * loaded ahead (preloadExtensions), the others when first imported, instead of all of them up front by
  * loadPackage, which is used only when the build names no pack.
  */
-import { extract } from "../pack.js";
+import { entries, extract } from "../pack.js";
 import { loadPackages, markLoaded } from "./packages.js";
 
 /**
+ * numpy's extension modules that start-up loads (the wheels list's numpyDynlibs), compiled as soon as numpy's
+ * pack is in: WebAssembly compiles off this thread, so this overlaps the snapshot's download and Python's
+ * restore, which the loading (preloadExtensions) waits for. Resolves to the compiled modules by their bytes
+ * (`matching`), or to none when there is no pack.
+ * @param {import("./context.js").Boot} ctx
+ * @param {import("./files.js").Files} files
+ * @returns {Promise<Map<number, {bytes: Uint8Array, module: Promise<WebAssembly.Module>}[]>>}
+ */
+export async function compileAhead(ctx, files) {
+  const byLength = new Map();
+  if (!files.numpyPack || typeof WebAssembly.compile !== "function") return byLength;
+  const wanted = new Set(files.list.numpyDynlibs);
+  for (const [path, bytes] of entries(await files.numpyPack)) {
+    if (!wanted.has(path)) continue;
+    const module = WebAssembly.compile(bytes);
+    module.catch(() => {}); // a module that does not compile here is compiled again, and reported, as it loads
+    byLength.set(bytes.length, [...(byLength.get(bytes.length) || []), { bytes, module }]);
+  }
+  Promise.allSettled([...byLength.values()].flat().map((c) => c.module)).then(() => ctx.mark("numpyCompiledAhead"));
+  return byLength;
+}
+
+/** The module compiled ahead from exactly these bytes, or null. */
+function matching(compiled, binary) {
+  const bytes = binary instanceof ArrayBuffer ? new Uint8Array(binary) : binary;
+  if (!(bytes instanceof Uint8Array)) return null;
+  for (const candidate of compiled.get(bytes.length) || []) {
+    if (sameBytes(candidate.bytes, bytes)) return candidate.module;
+  }
+  return null;
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * `load()` with WebAssembly.instantiate answering a module's bytes that were compiled ahead (compileAhead) from
+ * that compiled module, as Emscripten's loader asks for it (the module and its instance); anything else as
+ * before. Only while `load` runs.
+ */
+async function withCompiled(compiled, load) {
+  if (!compiled.size) return load();
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = async function ahead(source, imports) {
+    const module = matching(compiled, source);
+    if (!module) return instantiate.call(WebAssembly, source, imports);
+    const made = await module.catch(() => null);
+    if (!made) return instantiate.call(WebAssembly, source, imports);
+    return { module: made, instance: await instantiate.call(WebAssembly, made, imports) };
+  };
+  try {
+    return await load();
+  } finally {
+    WebAssembly.instantiate = instantiate;
+  }
+}
+
+/**
+ * @param {import("./context.js").Boot} ctx
  * @param {import("./judge.js").Session} session
  * @param {import("./files.js").Files} files
+ * @param {ReturnType<typeof compileAhead>} [ahead]  numpy's extension modules being compiled meanwhile
  */
-export async function loadNumpy(session, files) {
+export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new Map())) {
   if (files.numpyPack) {
     try {
       extract(session.py.FS, await files.numpyPack, session.sitePackages);
       markLoaded(session.py, ["numpy"]);
-      await preloadExtensions(session, files.list.numpyDynlibs);
+      ctx.mark("numpyWritten");
+      const compiled = await ahead.catch(() => new Map());
+      await withCompiled(compiled, () => preloadExtensions(session, files.list.numpyDynlibs));
+      ctx.mark("numpyCompiled");
+      session.py.pyimport("numpy");
+      ctx.mark("numpyFirstImport");
     } catch (err) {
       session.loadErrors.push(`${files.list.numpyPack}: ${err.message}`);
     }

@@ -40,7 +40,7 @@ export async function startPython(ctx, files, loader) {
   if (await files.restoring) {
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
     const memory = await files.memory;
-    const fsInit = () => bytes.then((b) => {
+    const fsInit = () => (ctx.mark("instantiated"), bytes).then((b) => {
       module.undoDelta(b, files.list, ctx.initialMemory);
       ctx.initialMemory = null;
       module.fit(b.length);
