@@ -413,13 +413,16 @@ def search(page, query: str) -> list[str]:
 
 
 def test_search_waits_for_python_on_a_lesson_page_and_works_on_every_page(page, fixture_url, recorder):
-    """The theme's search index is built once Python is ready and idle on a page with code cells, at once on a
-    page without (tools/search_later.py); either way searching finds the pages."""
+    """The theme's search index is downloaded (overrides/main.html) and built (tools/search_later.py) once Python
+    is ready and idle on a page with code cells, at once on a page without; either way searching finds the pages."""
     later = lambda: [u for u in recorder.requests if u.endswith(".later.js")]  # noqa: E731 - the real search worker
     page.goto(fixture_url + LESSON)
     wait_python(page, SLUG)
+    index = lambda: [u for u in recorder.requests if u.endswith("search/search_index.json")]  # noqa: E731
     assert later() == [], "the search index was built while Python started"
+    assert index() == [], "the search index was downloaded while Python started (overrides/main.html)"
     assert any("Fixture lesson" in t for t in search(page, "seeded"))
     assert later(), "the search worker was never started"
+    assert index(), "the search index was never downloaded"
     page.goto(fixture_url)
     assert any("Fixture lesson" in t for t in search(page, "seeded"))
