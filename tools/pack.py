@@ -9,8 +9,9 @@ thread, on the critical path of start-up. LZ4 (high-compression mode) is ~10% la
 faster in plain JavaScript (web/src/worker/lz4.js), so both the snapshot and the packs are LZ4 containers. Each also has
 a compact copy (`compact`), a zstd frame of the same bytes: 35-45% smaller (the snapshot 8.3 -> 5.5 MB, numpy's
 pack 4.6 -> 2.6 MB) but were 0.2-0.6 s slower to decode in the browser with a JavaScript decoder (fzstd; since issue 30
-zstd's own in WebAssembly, web/src/worker/zstd.js), so the worker fetches the compact copies
-only on a line slower than their saving is worth (web/src/worker/boot/line.js COMPACT_BELOW).
+zstd's own in WebAssembly, web/src/worker/zstd.js). Since issue 41 the worker fetches the compact copies on every line
+(web/src/worker/boot/line.js compactCopies); the LZ4 containers are read only by a worker forced to (`tl-start` =
+snapshot), as the tests of their decoder are.
 
 Pack, uncompressed:
     b"TLPK1\n"
