@@ -51,7 +51,7 @@ function sameBytes(a, b) {
  * that compiled module, as Emscripten's loader asks for it (the module and its instance); anything else as
  * before. Only while `load` runs.
  */
-async function withCompiled(compiled, load) {
+export async function withCompiled(compiled, load) {
   if (!compiled.size) return load();
   const instantiate = WebAssembly.instantiate;
   WebAssembly.instantiate = async function ahead(source, imports) {

@@ -1,0 +1,54 @@
+// numpy's extension modules compiled ahead (web/src/worker/boot/numpy.js compileAhead, withCompiled): the modules
+// the wheels list names are compiled from the pack, and an instantiation of exactly those bytes (a copy, as the
+// file system hands it to Emscripten's loader) gets the module compiled ahead; any other bytes are compiled as
+// before, and WebAssembly.instantiate is itself again afterwards.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { compileAhead, withCompiled } from "../src/worker/boot/numpy.js";
+
+const enc = new TextEncoder();
+const HEADER = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]; // "\0asm", version 1: an empty module
+/** A valid module with one custom section named `name` (same length for names of the same length). */
+const wasm = (name) => new Uint8Array([...HEADER, 0, name.length + 1, name.length, ...enc.encode(name)]);
+
+function makePack(files) {
+  const header = enc.encode(JSON.stringify({ files: files.map(([p, d]) => [p, d.length]) }));
+  const len = new Uint8Array(4);
+  new DataView(len.buffer).setUint32(0, header.length, true);
+  return new Uint8Array(Buffer.concat([enc.encode("TLPK1\n"), len, header, ...files.map(([, d]) => d)]));
+}
+
+test("the listed modules are compiled ahead, and instantiating a copy of their bytes uses them", async () => {
+  const [a, b, other] = [wasm("ax"), wasm("ay"), wasm("longer")];
+  const marks = [];
+  const files = {
+    numpyPack: Promise.resolve(makePack([["numpy/a.so", a], ["numpy/b.so", b], ["numpy/c.so", other],
+      ["numpy/x.py", enc.encode("x = 1\n")]])),
+    list: { numpyDynlibs: ["numpy/a.so", "numpy/b.so"] },
+  };
+  const compiled = await compileAhead({ mark: (name) => marks.push(name) }, files);
+  assert.deepEqual([...compiled.keys()], [a.length], "a and b only, by their length");
+  const [first, second] = compiled.get(a.length);
+  const original = WebAssembly.instantiate;
+  const made = await withCompiled(compiled, async () => ({
+    b: await WebAssembly.instantiate(b.slice(), {}),
+    a: await WebAssembly.instantiate(a.slice().buffer, {}),
+    other: await WebAssembly.instantiate(other.slice(), {}),
+  }));
+  assert.equal(made.b.module, await second.module, "b's copy found b's module, not a's of the same length");
+  assert.equal(made.a.module, await first.module);
+  assert.ok(made.b.instance instanceof WebAssembly.Instance && made.a.instance instanceof WebAssembly.Instance);
+  assert.ok(made.other.module instanceof WebAssembly.Module, "bytes not listed are compiled as before");
+  assert.ok(made.other.module !== (await first.module) && made.other.module !== (await second.module));
+  assert.equal(WebAssembly.instantiate, original, "instantiate is itself again");
+  await new Promise((resolve) => { setTimeout(resolve, 10); });
+  assert.deepEqual(marks, ["numpyCompiledAhead"]);
+});
+
+test("without a pack nothing is compiled, and loading goes on as before", async () => {
+  const compiled = await compileAhead({ mark: () => {} }, { numpyPack: null, list: { numpyDynlibs: [] } });
+  assert.equal(compiled.size, 0);
+  const original = WebAssembly.instantiate;
+  assert.equal(await withCompiled(compiled, async () => WebAssembly.instantiate === original), true);
+});
