@@ -66,14 +66,12 @@ class ChromiumEngine:
         self.context = self.browser.new_context(**({"viewport": PHONE["viewport"], "is_mobile": True,
                                                       "has_touch": True} if phone else {}))
         self.page = self.context.new_page()
-        if network and not phone:
+        conditions = PHONE["network"] if phone else network  # the phone has its own line
+        if conditions:
             from bench.network import throttle
 
-            throttle(self.context, self.page, network)
+            throttle(self.context, self.page, conditions)
         if phone:
-            from bench.network import throttle
-
-            throttle(self.context, self.page, PHONE["network"])
             self.context.new_cdp_session(self.page).send("Emulation.setCPUThrottlingRate", {"rate": PHONE["cpu"]})
 
     def open(self, url: str) -> None:

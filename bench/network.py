@@ -244,7 +244,8 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         # by then asked for the parts that come after (once counted before ready: bench/README.md, issue 41).
         worker_ready = (timeline.get("marks") or {}).get("pytestReady")
         cut = origin + worker_ready / 1000 if worker_ready else ready_at
-        before = [e for e in first if (e.asked or e.t) <= cut]
+        asked_before = lambda e: (e.asked or e.t) <= cut  # noqa: E731
+        before = [e for e in first if asked_before(e)]
         window = [e for e in first if e.t <= origin + 60 + ready / 1000]
         counts: dict[str, int] = {}
         for e in window:
@@ -257,7 +258,7 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         time.sleep(2.0)
         again = log.take()
         return {"ready": ready, "start": start, "bytes_before_ready": _sum(before), "files_before_ready": len(before),
-                "sent_before_ready": _by_path(before), "sent_after_ready": _by_path(e for e in first if e not in before),
+                "sent_before_ready": _by_path(before), "sent_after_ready": _by_path(e for e in first if not asked_before(e)),
                 "bytes_after_ready": _sum(first) - _sum(before), "watched_s": round(time.time() - ready_at, 1),
                 "sent_twice": twice, "offline": offline and {k: offline.get(k) for k in ("cached", "total")},
                 "repeat_ready": repeat, "repeat_bytes": _sum(again)}
