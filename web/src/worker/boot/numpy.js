@@ -101,20 +101,32 @@ export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new
 
 /**
  * numpy's extension modules that its first imports load (the build lists them: tools/numpy_archive.mjs), loaded
- * ahead the way Pyodide's loadPackage loads a package's: compiled off this thread, and their undefined symbols
- * resolved once for all of them, where Python's own dlopen at import does that once per module (ready sooner:
- * bench/README.md, "Start-up design decisions"). Python's import then finds each one loaded. Anything that fails
- * here is left to that import, which loads it as before.
+ * ahead the way Pyodide's loader once loaded a package's: compiled off this thread, each loaded with its undefined
+ * symbols left open (`allowUndefined`), then those resolved once for all of them. Python's own dlopen at import
+ * (and Pyodide's loadDynlib, which goes through it) resolves them after each module, walking every symbol the
+ * interpreter knows each time: in Chromium that was 50-100 ms of the start (bench/README.md, "Where the first
+ * verdict goes"). Python's import then finds each module loaded, by its path. Without Emscripten's loader in
+ * reach, Pyodide's loadDynlib; anything that fails here is left to that import, which loads it as before.
  */
 async function preloadExtensions(session, libs) {
   const { py } = session;
-  if (!libs.length || typeof py._api?.loadDynlib !== "function") return;
+  const emscripten = py._module;
+  const direct = typeof emscripten?.loadDynamicLibrary === "function"
+    && typeof emscripten?.reportUndefinedSymbols === "function";
+  if (!libs.length || (!direct && typeof py._api?.loadDynlib !== "function")) return;
   for (const lib of libs) {
+    const path = `${session.sitePackages}/${lib}`;
     try {
-      await py._api.loadDynlib(`${session.sitePackages}/${lib}`, false, []);
+      if (direct) {
+        // as Python's dlopen(path, RTLD_NOW) would: a local scope of its own, never unloaded
+        await emscripten.loadDynamicLibrary(path, { loadAsync: true, global: false, nodelete: true, allowUndefined: true },
+          {});
+      } else {
+        await py._api.loadDynlib(path, false, []);
+      }
     } catch { /* the import loads it */ }
   }
   try {
-    py._module.reportUndefinedSymbols?.();
+    emscripten.reportUndefinedSymbols?.();
   } catch { /* as after a failed load: the import reports what is missing */ }
 }
