@@ -108,7 +108,7 @@ export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new
  * verdict goes"). Python's import then finds each module loaded, by its path. Without Emscripten's loader in
  * reach, Pyodide's loadDynlib; anything that fails here is left to that import, which loads it as before.
  */
-async function preloadExtensions(session, libs) {
+export async function preloadExtensions(session, libs) {
   const { py } = session;
   const emscripten = py._module;
   const direct = typeof emscripten?.loadDynamicLibrary === "function"
