@@ -170,6 +170,18 @@ def site_packages() -> str:
     return site.getsitepackages()[0]
 
 
+WARM_TEST = "def test_warm():\n    assert True\n"
+
+
+def warm(workdir: str = WORKDIR) -> str:
+    """A throwaway check of a test of the judge's own, with no learner code: the judge's and pytest's code run
+    once; its status ("passed"). The snapshot's build runs it to import what pytest loads lazily
+    (tools/snapshot.mjs); the worker runs it while numpy's pack is still on its way, so that the browser compiles
+    the interpreter's hot code well before the first real check (web/src/worker/boot/boot.js warmWhileWaiting)."""
+    return judge.check(tests={"test_warm.py": WARM_TEST}, files={"warm.py": "X = 1\n"}, learner="warm.py",
+                       workdir=workdir, names=["test_warm"])["status"]
+
+
 def numpy_ready() -> None:
     """Import numpy and what hidden tests import with it, then take the tamper baseline, before any learner code
     runs, so that replacing any of them later is noticed. Raises when numpy cannot be imported."""

@@ -7,6 +7,7 @@ machinery does with any lesson's data.
 import re
 import subprocess
 import sys
+import time
 
 from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, answer, answer_text, cell, failures, get_code, mutant_source,
                          outcomes, press_in_editor, reference, set_code, starter, wait_python, wait_result)
@@ -208,6 +209,34 @@ def test_a_snapshot_that_cannot_be_read_means_a_cold_start(page, fixture_url, da
     set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+
+
+NUMPY_PACK = re.compile(r".*/numpy-[^/]*-tl\.pack(\.zst)?$")
+
+
+def test_the_wait_for_numpy_warms_python_and_checks_grade_the_same(page, fixture_url):
+    """On a line numpy's pack comes after the core and the snapshot (web/src/worker/boot/files.js), and Python,
+    restored, runs one throwaway check while it waits (boot.js warmWhileWaiting, checker/bridge.py warm). Forced
+    here by holding numpy's pack back: the warm-up is marked, and the first real checks grade as without it."""
+    def held_back(route):
+        time.sleep(1.5)  # the worker meanwhile restores Python from the snapshot and warms it
+        route.continue_()
+    page.context.route(NUMPY_PACK, held_back)
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    marks = page.evaluate("window.tinyllm.python.timeline.marks")
+    assert marks["restored"] < marks["warmed"] < marks["numpyWritten"], marks
+    set_code(page, SLUG, reference(FIXTURE, SLUG))
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
+    assert set(outcomes(page, SLUG).values()) == {"passed"}
+    mutant = LESSON_EX.mutants[0]
+    source, fails = mutant_source(FIXTURE, SLUG, mutant.name)
+    set_code(page, SLUG, source)
+    cell(page, SLUG).locator("button.tl-check").click()
+    assert wait_result(page, SLUG) == "failed", mutant.name
+    assert outcomes(page, SLUG)[fails] in ("failed", "error"), mutant.name
+    assert "warm" not in outcomes(page, SLUG), "the warm-up's own test is nowhere in a learner's result"
 
 
 LATER = re.compile(r".*/(python_stdlib-rest\.zip|numpy-[^/]*-rest\.pack)\.zst$")

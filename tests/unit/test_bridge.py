@@ -32,6 +32,18 @@ def test_check_speaks_json_and_keeps_the_phase(monkeypatch, tmp_path):
     assert (broken["status"], broken["phase"]) == ("error", "import")
 
 
+def test_the_warm_up_check_passes_and_leaves_nothing_behind_for_the_next(monkeypatch, tmp_path):
+    # The worker runs it before numpy while the pack downloads (boot.js warmWhileWaiting), the snapshot's build
+    # before the snapshot is taken: the learner's first check after it must see what it would have seen without.
+    monkeypatch.setattr(bridge, "WORKDIR", str(tmp_path / "work"))
+    modules = set(sys.modules)
+    assert bridge.warm(str(tmp_path / "warm")) == "passed"
+    assert not {"warm", "test_warm"} & set(sys.modules), "the warm-up's own modules are gone"
+    assert set(sys.modules) - modules <= {m for m in sys.modules if m.startswith(("_pytest", "pytest", "pluggy"))}
+    result = json.loads(bridge.check(payload("ONE = 1\n")))
+    assert (result["status"], [t["name"] for t in result["tests"]]) == ("passed", ["test_one"])
+
+
 def test_a_stop_outside_the_judge_is_still_a_stopped_result(monkeypatch, tmp_path):
     """A KeyboardInterrupt the judge did not see (a Stop as the bridge began or ended) is a stopped result: one
     that reached the worker would be taken for a broken interpreter, and cost a new worker."""

@@ -22,6 +22,24 @@ const ready = (ctx, stage, extra = {}) => ctx.post({ type: "status", stage, ms: 
   marks: { ...ctx.marks }, ...extra });
 
 /**
+ * While numpy's pack is still on its way (on a line it comes after the core and the snapshot: files.js), Python
+ * restored from the snapshot has nothing to do: one throwaway check (checker/bridge.py warm) runs the judge's and
+ * pytest's code, so that the browser compiles the interpreter's hot code in the background before numpy's import
+ * and the first check need it. Skipped when the pack is in already (localhost), or on a cold start.
+ */
+export async function warmWhileWaiting(ctx, session, pack) {
+  if (!session.restored || !pack) return;
+  let arrived = false;
+  pack.then(() => { arrived = true; }, () => { arrived = true; });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (arrived) return;
+  try {
+    session.bridge.warm();
+    ctx.mark("warmed");
+  } catch { /* only a warm-up */ }
+}
+
+/**
  * Start-up: each stage's promise resolves to the session (judge.js Session) once the stage is ready, and says so
  * to the page; requests wait for the stage they need.
  * @param {{post: (msg: object) => void, fatal: (message: string) => void}} report
@@ -51,6 +69,7 @@ export function boot(report) {
   });
   // 4. numpy from its pack: "numpy", Run works.
   stages[STAGE.numpy] = stages[STAGE.python].then(async (session) => {
+    await warmWhileWaiting(ctx, session, (await files).numpyPack);
     await loadNumpy(ctx, session, await files, ahead);
     ctx.mark("numpyImported");
     ready(ctx, STAGE.numpy);

@@ -34,6 +34,7 @@ export const MARKS = Object.freeze({
   instantiated: "the core instantiated; the snapshot's bytes awaited",
   restored: "Python started (restored from the snapshot, or cold)",
   judgeInstalled: "the judge written and imported: stage python",
+  warmed: "a throwaway check run while numpy's pack was on its way (boot.js warmWhileWaiting)",
   numpyWritten: "numpy's files written",
   numpyCompiled: "numpy's extension modules loaded",
   numpyFirstImport: "import numpy",

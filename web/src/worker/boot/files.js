@@ -47,10 +47,13 @@ export async function requestFiles(ctx) {
   // longer in all: bench/README.md, "Start-up design decisions"). They are decoded after the snapshot.
   const after = snapshot.catch(() => null);
   const asked = restoring.catch(() => false);
-  const unpacked = (name) => (name
-    ? quietly(asked.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
+  const unpacked = (name, first = asked) => (name
+    ? quietly(first.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
+  // numpy's pack once the core is in too: on a line, the core and the snapshot then come sooner, and Python, restored,
+  // uses the wait for numpy's pack (boot.js warmWhileWaiting)
+  const afterCore = asked.then(() => ctx.coreIn.promise);
   const files = {
-    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack),
+    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack, afterCore),
     wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(ctx, new URL(`tl/${OUTPUTS.judgeZip}`, ctx.assets).href),
   };

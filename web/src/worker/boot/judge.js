@@ -8,7 +8,7 @@ import { extract } from "../pack.js";
 import { markLoaded } from "./packages.js";
 
 /**
- * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, explore: any, numpyReady: any,
+ * @typedef {{py: any, restored: boolean, bridge: {run: any, check: any, explore: any, numpyReady: any, warm: any,
  *   judgeReady: any, imports: any, plotsReady: any, expectLater: any, laterArrived: any, serve: any},
  *   sitePackages: string, wheelsWritten: boolean, loadErrors: string[],
  *   list: import("../../shared/build-outputs.js").WheelsList, optional: Record<string, Promise<void>>,
@@ -27,7 +27,7 @@ export async function installJudge({ py, restored }, files) {
   py.unpackArchive(await files.judgeZip, "zip", { extractDir: RUNTIME.judgeDir });
   py.pyimport("sys").path.insert(0, RUNTIME.judgeDir);
   const entry = py.pyimport("checker.bridge");
-  const bridge = { run: entry.run, check: entry.check, explore: entry.explore, numpyReady: entry.numpy_ready,
+  const bridge = { run: entry.run, check: entry.check, explore: entry.explore, numpyReady: entry.numpy_ready, warm: entry.warm,
     judgeReady: entry.judge_ready, imports: entry.imports, plotsReady: entry.plots_ready,
     expectLater: entry.expect_later, laterArrived: entry.later_arrived, serve: entry.serve };
   const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [],
