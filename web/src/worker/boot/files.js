@@ -44,13 +44,14 @@ export async function requestFiles(ctx) {
   snapshot.then((b) => b && ctx.mark("snapshotIn"), () => {});
   // The packs are requested with the snapshot, once the line's measure has decided on it (before it, they would
   // share the line with the core and make the measure read low; requested after the snapshot, the downloads took
-  // longer in all: bench/README.md, "Start-up design decisions"). They are decoded after the snapshot.
+  // longer in all: bench/README.md, "Start-up design decisions"). They are decoded after the snapshot. numpy's
+  // pack waits for the core as well: on a line the core and the snapshot then come sooner, Python is restored
+  // while numpy's pack is on its way, and uses the wait (boot.js warmWhileWaiting). On localhost the core is in
+  // before the measure has decided, so nothing waits longer.
   const after = snapshot.catch(() => null);
   const asked = restoring.catch(() => false);
   const unpacked = (name, first = asked) => (name
     ? quietly(first.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
-  // numpy's pack once the core is in too: on a line, the core and the snapshot then come sooner, and Python, restored,
-  // uses the wait for numpy's pack (boot.js warmWhileWaiting)
   const afterCore = asked.then(() => ctx.coreIn.promise);
   const files = {
     list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack, afterCore),
