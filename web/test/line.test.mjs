@@ -102,3 +102,47 @@ test("counted: on a fast line the measure ends once a megabyte is in, before the
   next();
   next();
 });
+
+// numpy's pack is asked for when the core has little left to come (core.js NEARLY_IN_BYTES, files.js), so that its
+// request's round trip overlaps the core's last bytes instead of leaving the line idle.
+function withLength(response, length) {
+  return new Response(response.body, { headers: { "Content-Length": String(length) } });
+}
+
+test("counted: `nearly` is called once, as soon as no more than `left` bytes are still to come", async () => {
+  const ctx = fakeContext();
+  const calls = [];
+  const { response, next } = slowResponse([new Uint8Array(500), new Uint8Array(300), new Uint8Array(200)]);
+  const read = counted(ctx, withLength(response, 1000), () => calls.push("in"),
+    { left: 250, then: () => calls.push("nearly") }).arrayBuffer();
+  next();
+  await until(() => ctx.line.bytes === 500);
+  await tick();
+  assert.deepEqual(calls, [], "500 still to come");
+  next();
+  await until(() => calls.length > 0);
+  assert.deepEqual(calls, ["nearly"], "200 still to come: nearly in, not in");
+  next();
+  await until(() => ctx.line.bytes === 1000);
+  next(); // the end of the body
+  await until(() => calls.includes("in"));
+  assert.deepEqual(calls, ["nearly", "in"], "once each");
+  assert.equal((await read).byteLength, 1000);
+});
+
+test("counted: without a Content-Length, `nearly` waits for the whole body", async () => {
+  const ctx = fakeContext();
+  const calls = [];
+  const { response, next } = slowResponse([new Uint8Array(100), new Uint8Array(100)]);
+  const read = counted(ctx, response, () => calls.push("in"), { left: 1000, then: () => calls.push("nearly") }).arrayBuffer();
+  next();
+  await until(() => ctx.line.bytes === 100);
+  next();
+  await until(() => ctx.line.bytes === 200);
+  await tick();
+  assert.deepEqual(calls, []);
+  next();
+  await until(() => calls.includes("in"));
+  assert.deepEqual(calls, ["nearly", "in"]);
+  await read;
+});

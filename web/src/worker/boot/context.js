@@ -46,7 +46,7 @@ export const MARKS = Object.freeze({
 /**
  * @typedef {{post: (msg: object) => void, fatal: (message: string) => void, t0: number, assets: URL, index: string,
  *   chosen: string, loading: import("./downloads.js").Loading, line: import("./line.js").Meter,
- *   coreIn: Signal, snapshotAsked: Signal, handoffs: Promise<void>[], deltaBytes: number,
+ *   coreIn: Signal, coreNearlyIn: Signal, snapshotAsked: Signal, handoffs: Promise<void>[], deltaBytes: number,
  *   initialMemory: Uint8Array|null, marks: Record<string, number>, mark: (name: string) => void}} Boot
  *   `post` and `fatal`: how the worker reports (a message to the page; a start-up that failed for good);
  *   `t0`: when start-up began, for the times the page is told; `assets`: the site's assets/ folder, `index`:
@@ -76,7 +76,8 @@ export function createContext({ post, fatal }, scope = self) {
     // The start this worker's name forces (page/worker-client.js workerName, build-outputs.js STARTS), for tests
     // and the benchmark (snapshot: restored from the LZ4 copies), or "": the line's measure chooses whether to restore.
     chosen: startChosen(scope.name),
-    loading: noneArrived(), line: createMeter(coreIn.promise), coreIn, snapshotAsked: signal(), handoffs: [],
+    loading: noneArrived(), line: createMeter(coreIn.promise), coreIn, coreNearlyIn: signal(), snapshotAsked: signal(),
+    handoffs: [],
     deltaBytes: 0, initialMemory: null, marks, mark,
   };
 }

@@ -11,6 +11,9 @@ import { counted } from "./line.js";
 import { handingOff } from "./handoff.js";
 import { zstd, zstdReady } from "../zstd.js";
 
+/** How many of the core's bytes are still to come when numpy's pack is asked for (files.js). */
+const NEARLY_IN_BYTES = 256 * 1024;
+
 /**
  * Request the core, the loader and the standard library, and answer Pyodide's requests for them.
  * @param {import("./context.js").Boot} ctx
@@ -28,6 +31,7 @@ export function requestCore(ctx) {
   const stdlib = fetchStdlib(ctx, realFetch, stdlibURL);
   stdlib.catch(() => {});
   core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
+  ctx.coreIn.promise.then(ctx.coreNearlyIn.settle); // whichever copy came
   ctx.coreIn.promise.then(() => ctx.mark("coreIn"));
   core.then(() => ctx.mark("coreCompiled"), () => {});
   stdlib.then(() => ctx.mark("stdlibIn"), () => {});
@@ -78,7 +82,8 @@ async function compileCore(ctx, realFetch, wasmURL) {
   try {
     const response = await realFetch(ctx.index + OUTPUTS.coreZst);
     if (response.ok && response.body) {
-      const bytes = new Uint8Array(await counted(ctx, response, ctx.coreIn.settle).arrayBuffer());
+      const nearly = { left: NEARLY_IN_BYTES, then: ctx.coreNearlyIn.settle };
+      const bytes = new Uint8Array(await counted(ctx, response, ctx.coreIn.settle, nearly).arrayBuffer());
       return await WebAssembly.compile(await zstd(bytes));
     }
   } catch { /* the gzipped copy, then the original */ }

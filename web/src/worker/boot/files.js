@@ -52,7 +52,7 @@ export async function requestFiles(ctx) {
   const asked = restoring.catch(() => false);
   const unpacked = (name, first = asked) => (name
     ? quietly(first.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
-  const afterCore = asked.then(() => ctx.coreIn.promise);
+  const afterCore = asked.then(() => ctx.coreNearlyIn.promise);
   const files = {
     list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack, afterCore),
     wheelsPack: unpacked(list.wheelsPack),

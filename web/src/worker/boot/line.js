@@ -51,11 +51,16 @@ export function createMeter(coreIn) {
  * (Before issue 30 it was also called with each chunk's size, so `coreIn` settled on the core's first chunk and
  * the measure ended early; and the core's and the standard library's bytes never reached the progress bar.)
  * @param {{line: Meter}} ctx  the start-up's context (context.js), whose progress count downloads.js keeps
+ * @param {{left: number, then: () => void}|null} [nearly]  `then` is called once `left` bytes of the body are still
+ *   to come, as its Content-Length says (without one, when it is all in): numpy's pack is asked for then (files.js)
  */
-export function counted(ctx, response, whenIn = () => {}) {
+export function counted(ctx, response, whenIn = () => {}, nearly = null) {
   if (!response.body) return response;
   const meter = ctx.line;
   const [body, probe] = response.body.tee();
+  const total = Number(response.headers.get("Content-Length")) || 0;
+  let got = 0;
+  const nearlyIn = () => { if (nearly) nearly.then(); nearly = null; };
   (async () => {
     const reader = probe.getReader();
     for (;;) {
@@ -68,8 +73,10 @@ export function counted(ctx, response, whenIn = () => {}) {
       meter.bytes += value.byteLength;
       if (meter.bytes >= MEASURE_BYTES) meter.enough();
       arrived(ctx, value.byteLength);
+      got += value.byteLength;
+      if (nearly && total && got >= total - nearly.left) nearlyIn();
     }
-  })().catch(() => {}).finally(() => whenIn());
+  })().catch(() => {}).finally(() => { nearlyIn(); whenIn(); });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
