@@ -1,0 +1,19 @@
+"""bench/ab.py's table: one row per mark, the median of each build's runs, and a dash where a build never made the
+mark (the warm-up on a line where numpy's pack came first)."""
+from __future__ import annotations
+
+from bench import ab
+
+
+def test_medians_per_mark_and_a_dash_for_a_mark_never_made():
+    runs = {"A": [{"restored": 100.0, "pytestReady": 300.0, "verdict": 900.0},
+                  {"restored": 120.0, "pytestReady": 310.0, "verdict": 1000.0},
+                  {"restored": 400.0, "pytestReady": 330.0, "verdict": 950.0}],
+            "B": [{"restored": 90.0, "warmed": 150.0, "pytestReady": 280.0, "verdict": 800.0}]}
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ")[1:] for line in ab.table(runs).splitlines()[2:]}
+    marks = ab.engines.worker_marks()
+    assert rows[marks["restored"]] == ["120", "90 |"]
+    assert rows[marks["warmed"]] == ["–", "150 |"]
+    assert rows[marks["pytestReady"]] == ["310", "280 |"]
+    assert rows["the verdict on the page"] == ["950", "800 |"]
+    assert rows["the tests' own bodies"] == ["–", "– |"]
