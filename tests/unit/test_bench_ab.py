@@ -17,3 +17,11 @@ def test_medians_per_mark_and_a_dash_for_a_mark_never_made():
     assert rows[marks["pytestReady"]] == ["310", "280 |"]
     assert rows["the verdict on the page"] == ["950", "800 |"]
     assert rows["the tests' own bodies"] == ["–", "– |"]
+
+
+def test_the_ratio_row_only_when_the_bare_page_was_measured():
+    plain = {"A": [{"verdict": 900.0}], "B": [{"verdict": 800.0}]}
+    assert "bare page" not in ab.table(plain)
+    paired = {"A": [{"verdict": 900.0, "ratio": 0.5}, {"verdict": 1000.0, "ratio": 0.7}],
+              "B": [{"verdict": 800.0, "ratio": 0.4}, {"verdict": 700.0, "ratio": 0.2}]}
+    assert ab.table(paired).splitlines()[-1] == "| the first verdict ÷ the bare page's ready, same pair | 0.60× | 0.30× |"
