@@ -45,9 +45,9 @@ export async function requestFiles(ctx) {
   // The packs are requested with the snapshot, once the line's measure has decided on it (before it, they would
   // share the line with the core and make the measure read low; requested after the snapshot, the downloads took
   // longer in all: bench/README.md, "Start-up design decisions"). They are decoded after the snapshot. numpy's
-  // pack waits for the core as well: on a line the core and the snapshot then come sooner, Python is restored
-  // while numpy's pack is on its way, and uses the wait (boot.js warmWhileWaiting). On localhost the core is in
-  // before the measure has decided, so nothing waits longer.
+  // pack also waits until the core is nearly in (core.js NEARLY_IN_BYTES): on a line the core and the snapshot
+  // then come sooner, Python is restored while numpy's pack is on its way, and uses the wait (boot.js
+  // warmWhileWaiting). On localhost the core is in before the measure has decided, so nothing waits longer.
   const after = snapshot.catch(() => null);
   const asked = restoring.catch(() => false);
   const unpacked = (name, first = asked) => (name

@@ -27,8 +27,8 @@ export async function installJudge({ py, restored }, files) {
   py.unpackArchive(await files.judgeZip, "zip", { extractDir: RUNTIME.judgeDir });
   py.pyimport("sys").path.insert(0, RUNTIME.judgeDir);
   const entry = py.pyimport("checker.bridge");
-  const bridge = { run: entry.run, check: entry.check, explore: entry.explore, numpyReady: entry.numpy_ready, warm: entry.warm,
-    judgeReady: entry.judge_ready, imports: entry.imports, plotsReady: entry.plots_ready,
+  const bridge = { run: entry.run, check: entry.check, explore: entry.explore, numpyReady: entry.numpy_ready,
+    warm: entry.warm, judgeReady: entry.judge_ready, imports: entry.imports, plotsReady: entry.plots_ready,
     expectLater: entry.expect_later, laterArrived: entry.later_arrived, serve: entry.serve };
   const session = { py, restored, bridge, sitePackages: entry.site_packages(), wheelsWritten: false, loadErrors: [],
     list: files.list, optional: {} };

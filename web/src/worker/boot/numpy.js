@@ -119,14 +119,14 @@ export async function preloadExtensions(session, libs) {
     try {
       if (direct) {
         // as Python's dlopen(path, RTLD_NOW) would: a local scope of its own, never unloaded
-        await emscripten.loadDynamicLibrary(path, { loadAsync: true, global: false, nodelete: true, allowUndefined: true },
-          {});
+        const flags = { loadAsync: true, global: false, nodelete: true, allowUndefined: true };
+        await emscripten.loadDynamicLibrary(path, flags, {});
       } else {
         await py._api.loadDynlib(path, false, []);
       }
     } catch { /* the import loads it */ }
   }
   try {
-    emscripten.reportUndefinedSymbols?.();
+    emscripten?.reportUndefinedSymbols?.();
   } catch { /* as after a failed load: the import reports what is missing */ }
 }
