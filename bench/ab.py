@@ -11,53 +11,31 @@ too, once per pair of runs, and each build's first verdict is also given over th
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from authoring.serve import start_in_thread
 from bench import engines
 
 ROWS = ["restored", "warmed", "numpyIn", "numpyWritten", "numpyCompiled", "numpyFirstImport", "pytestReady"]
 
 
-def serve(site: Path):
-    root = Path(tempfile.mkdtemp()) / "site"
-    shutil.copytree(site, root)
-    shutil.copytree(engines.REPO / "bench" / "bare", root / "bench" / "bare")  # the bare page, for --bare
-    return start_in_thread(root)
-
-
 def one_run(engine: str, play, url: str, network: dict | None) -> dict:
-    browser = engines.launch(engine, play, network)
-    try:
-        browser.open(url + engines.LESSON)
-        browser.wait(engines.CELL_THERE)
-        done, status, timeline = browser.js(engines.STRAIGHT_AWAY, engines.reference("e7-3"))
-    finally:
-        browser.close()
-    if status != "passed":
-        raise RuntimeError(f"{engine}: the reference did not pass: {status}")
+    done, timeline = engines.straight_away(engine, play, url, network)
     return {**(timeline.get("marks") or {}), "verdict": done, "tests": (timeline.get("firstCheck") or {}).get("tests")}
 
 
 def table(runs: dict[str, list[dict]]) -> str:
-    def median(side: str, key: str) -> str:
+    def median(side: str, key: str, form: str = "{:,.0f}") -> str:
         values = [r[key] for r in runs[side] if r.get(key) is not None]
-        return f"{statistics.median(values):,.0f}" if values else "–"
+        return form.format(statistics.median(values)) if values else "–"
+    labels = {**engines.worker_marks(), "verdict": "the verdict on the page", "tests": "the tests' own bodies"}
     lines = ["| mark (median, ms) | A | B |", "|---|---:|---:|"]
-    for key in [*ROWS, "verdict", "tests", "ratio"]:
-        if key == "ratio":
-            if not any(r.get("ratio") for r in runs["A"] + runs["B"]):
-                break
-            ratio = lambda side: f"{statistics.median(r['ratio'] for r in runs[side]):.2f}×"  # noqa: E731
-            lines.append(f"| the first verdict ÷ the bare page's ready, same pair | {ratio('A')} | {ratio('B')} |")
-            break
-        label = engines.worker_marks().get(key, {"verdict": "the verdict on the page",
-                                                 "tests": "the tests' own bodies"}.get(key, key))
-        lines.append(f"| {label} | {median('A', key)} | {median('B', key)} |")
+    for key in [*ROWS, "verdict", "tests"]:
+        lines.append(f"| {labels.get(key, key)} | {median('A', key)} | {median('B', key)} |")
+    if any(r.get("ratio") for r in runs["A"] + runs["B"]):
+        lines.append(f"| the first verdict ÷ the bare page's ready, same pair | {median('A', 'ratio', '{:.2f}×')} | "
+                     f"{median('B', 'ratio', '{:.2f}×')} |")
     return "\n".join(lines)
 
 
@@ -74,7 +52,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     network = PROFILES[args.network] if args.network else None
-    servers = {"A": serve(args.a), "B": serve(args.b)}
+    servers = {"A": engines.served_copy(args.a), "B": engines.served_copy(args.b)}
     runs: dict[str, list[dict]] = {"A": [], "B": []}
     try:
         with sync_playwright() as play:

@@ -141,9 +141,8 @@ CHECK_ROWS = {"sent": "the Check sent (the cell exists, the reference pasted)",
               "verdict": "the verdict on the page"}
 
 
-def first_verdict_run(engine: str, play, url: str, network: dict | None) -> dict:
-    """The bare page's ready, then the site's first verdict straight away and its timeline, in fresh browsers."""
-    out = {"bare_ready": bare_ready(engine, play, url, network)}
+def straight_away(engine: str, play, url: str, network: dict | None) -> tuple[float, dict]:
+    """The site's first verdict straight away, in a fresh browser: (ms since navigation, the page's timeline)."""
     browser = launch(engine, play, network)
     try:
         browser.open(url + LESSON)
@@ -153,6 +152,13 @@ def first_verdict_run(engine: str, play, url: str, network: dict | None) -> dict
             raise RuntimeError(f"{engine}: the reference did not pass: {status}")
     finally:
         browser.close()
+    return done, timeline
+
+
+def first_verdict_run(engine: str, play, url: str, network: dict | None) -> dict:
+    """The bare page's ready, then the site's first verdict straight away and its timeline, in fresh browsers."""
+    out = {"bare_ready": bare_ready(engine, play, url, network)}
+    done, timeline = straight_away(engine, play, url, network)
     check = timeline.get("firstCheck") or {}
     out.update({"first_verdict": done, **{f"mark {k}": v for k, v in (timeline.get("marks") or {}).items()},
                 "sent": check.get("sent"), "started": check.get("started"), "verdict": check.get("done"),
@@ -220,6 +226,14 @@ def first_verdict_markdown(table: dict) -> str:
                                "as it exists and checked (bench/engines.py --first-verdict).\n")
 
 
+def served_copy(site: Path):
+    """A copy of a built site with the bare page beside it (bench/bare/), served on localhost: (server, url)."""
+    root = Path(tempfile.mkdtemp()) / "site"
+    shutil.copytree(site, root)
+    shutil.copytree(REPO / "bench" / "bare", root / "bench" / "bare")
+    return start_in_thread(root)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=["chromium", "firefox", "webkit", "phone"], default="chromium")
@@ -233,10 +247,7 @@ def main() -> int:
     parser.add_argument("--network", choices=["20mbit", "100mbit"], default="",
                         help="with --first-verdict: Chromium on that emulated line (bench/network.py PROFILES)")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp()) / "site"
-    shutil.copytree(Path(args.site), root)
-    shutil.copytree(REPO / "bench" / "bare", root / "bench" / "bare")
-    server, url = start_in_thread(root)
+    server, url = served_copy(Path(args.site))
     if args.first_verdict:
         try:
             return first_verdict_main(args, url)
