@@ -39,6 +39,7 @@ export async function startPython(ctx, files, loader) {
     createPyodideModule: module.factory, stdLibURL: ctx.index + OUTPUTS.stdlibStart, ...lock };
   if (await files.restoring) {
     const bytes = files.snapshot.then((b) => b || Promise.reject(new Error("no snapshot")));
+    bytes.catch(() => {}); // handled below (a cold start); unwatched, it reached the page when Pyodide failed first
     const memory = await files.memory;
     const fsInit = () => (ctx.mark("instantiated"), bytes).then((b) => {
       module.undoDelta(b, files.list, ctx.initialMemory);
