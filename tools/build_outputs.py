@@ -115,8 +115,9 @@ class WheelsList:
                  that size, so the worker can create it while the parts are still downloading
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
-    compact:     whether every snapshot part and pack has a compact copy beside it (its name + COMPACT_SUFFIX)
-    snapshot_compact_bytes: the total size of the snapshot parts' compact copies
+    compact:     whether every snapshot part and pack has a compact copy beside it (its name + COMPACT_SUFFIX);
+                 the snapshot's is one zstd frame of the whole, cut into pieces under those names (tools/pack.py cut)
+    snapshot_compact_bytes: the total size of those pieces
     numpy_dynlibs: the extension modules numpy's first imports load, paths under site-packages, in the order
                  they load (tools/numpy_archive.mjs); the worker loads them ahead of the import
     start_bytes: everything a start that restores the snapshot downloads (the core and its loader gzipped, the

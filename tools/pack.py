@@ -78,6 +78,17 @@ def compact_raw(raw: bytes) -> bytes:
     return zstandard.ZstdCompressor(level=COMPACT_LEVEL, threads=-1).compress(raw)
 
 
+def cut(frame: bytes, parts: int) -> list[bytes]:
+    """`frame` cut into `parts` consecutive pieces of the same size (the last may be shorter or empty): the
+    snapshot's compact copy is one zstd frame of the whole memory, 5% smaller than a frame per part (matches reach
+    across the cuts: 4.38 against 4.61 MB for the site's snapshot), and travels in pieces all the same, downloaded
+    side by side (web/src/worker/boot/downloads.js fetchSnapshot decodes them joined)."""
+    if parts < 1:
+        raise ValueError("cut: at least one piece")
+    size = -(-len(frame) // parts)
+    return [frame[i * size:(i + 1) * size] for i in range(parts)]
+
+
 def contained_size(data: bytes) -> int:
     """How many bytes an LZ4 container holds (its header says; `data` may be just the first 10 bytes)."""
     if not data.startswith(LZ4_MAGIC) or len(data) < len(LZ4_MAGIC) + 4:

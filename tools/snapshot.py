@@ -121,8 +121,12 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
     run_node(SCRIPT, "make", assets, checker_zip, tmp / NUMPY_JSON, tmp / build_outputs.STDLIB_START,
              tmp / "snapshot.bin", tmp / DELTA_JSON)
     parts = build_outputs.snapshot_parts()
-    for name, data in zip(parts, pack.split((tmp / "snapshot.bin").read_bytes(), len(parts)), strict=True):
+    raw = (tmp / "snapshot.bin").read_bytes()
+    for name, data in zip(parts, pack.split(raw, len(parts)), strict=True):
         (tmp / name).write_bytes(data)
+    # The compact copy: one frame of the whole, cut into as many pieces as the LZ4 parts (pack.cut).
+    for name, piece in zip(parts, pack.cut(pack.compact_raw(raw), len(parts)), strict=True):
+        (tmp / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(piece)
     (tmp / "snapshot.bin").unlink()
     (tmp / names["numpy"]).write_bytes(pack.from_zips([tmp / "numpy-start.zip"]))
     (tmp / names["numpy_rest"]).write_bytes(pack.compact(pack.from_zips([tmp / "numpy-rest.zip"])))
@@ -131,7 +135,7 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
     start, later, later_wheels = split_wheels([assets / w for w in info.wheels], set(measured["wheels"]))
     (tmp / names["wheels_pack"]).write_bytes(pack.pack(start))
     (tmp / names["wheels_rest"]).write_bytes(pack.compact(pack.pack(later)))
-    for name in (*parts, names["numpy"], names["wheels_pack"]):
+    for name in (names["numpy"], names["wheels_pack"]):
         (tmp / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(pack.compact((tmp / name).read_bytes()))
     numpy = json.loads((tmp / NUMPY_JSON).read_text(encoding="utf-8"))
     (tmp / LATER_JSON).write_text(json.dumps({"later_stdlib": later_stdlib, "later_numpy": numpy["later"],

@@ -103,6 +103,48 @@ def test_the_browsers_reader_reads_what_python_writes(tmp_path):
     assert json.loads(out.stdout) == [[p, len(d), sum(d)] for p, d in files]
 
 
+def test_the_snapshot_travels_as_one_frame_cut_into_pieces_and_the_worker_joins_them(tmp_path):
+    """The snapshot's compact copy is one zstd frame of the whole memory, cut into as many pieces as there are
+    parts (pack.cut), which the worker downloads side by side and decodes joined (downloads.js fetchSnapshot); the
+    LZ4 parts beside them still decode one by one. A piece that is damaged, or a size that is not the one the
+    build gave, is no snapshot (null: Python starts cold), never a wrong memory."""
+    raw = bytes(range(256)) * 2000 + b"the end of the memory"
+    frame = pack.compact_raw(raw)
+    pieces = pack.cut(frame, 3)
+    assert len(pieces) == 3 and b"".join(pieces) == frame and pieces[1] and not pieces[1].startswith(pack.ZSTD_MAGIC)
+    assert [len(p) for p in pack.cut(b"abcdefg", 3)] == [3, 3, 1] and pack.cut(b"ab", 3)[2] == b""
+    lz4 = pack.split(raw, 3)
+    for name, parts in (("zst", pieces), ("lz4", lz4), ("damaged", [pieces[0], pieces[1][:-5], pieces[2]])):
+        for i, part in enumerate(parts):
+            (tmp_path / f"{name}-{i}").write_bytes(part)
+    script = f"""
+        import {{ fetchSnapshot, noneArrived }} from {json.dumps((REPO / 'web/src/worker/boot/downloads.js').as_uri())};
+        import {{ readFileSync }} from "node:fs";
+        const real = globalThis.fetch;  // zstd's decoder fetches its own module from a data: address
+        globalThis.fetch = async (url) => (url.startsWith("data:") ? real(url)
+          : new Response(readFileSync({json.dumps(str(tmp_path))} + "/" + url)));
+        const ctx = {{ post: () => {{}}, t0: 0, loading: noneArrived() }};
+        const sum = (b) => (b ? [b.length, b.reduce((s, x) => (s * 31 + x) % 1000003, 0)] : null);
+        const out = {{}};
+        for (const [name, count] of [["zst", 3], ["lz4", 3], ["damaged", 3]]) {{
+          const urls = Array.from({{ length: count }}, (_, i) => `${{name}}-${{i}}`);
+          out[name] = sum(await fetchSnapshot(ctx, urls));
+          out[name + " into"] = sum(await fetchSnapshot(ctx, urls, new Uint8Array({len(raw)})));
+          out[name + " too small"] = sum(await fetchSnapshot(ctx, urls, new Uint8Array({len(raw) - 1})));
+        }}
+        console.log(JSON.stringify(out));
+    """
+    out = json.loads(subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
+                                    check=True).stdout)
+    whole = [len(raw), 0]
+    for x in raw:
+        whole[1] = (whole[1] * 31 + x) % 1000003
+    for name in ("zst", "lz4"):
+        assert out[name] == whole and out[name + " into"] == whole, name
+        assert out[name + " too small"] is None, name
+    assert out["damaged"] is None and out["damaged into"] is None
+
+
 def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
     assets = tmp_path / "assets" / "pyodide"
     assets.mkdir(parents=True)

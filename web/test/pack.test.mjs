@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { entries, extract, joined, unwrap } from "../src/worker/pack.js";
 import { containedSize, decode } from "../src/worker/lz4.js";
+import { contentSize, zstdNow, zstdReady } from "../src/worker/zstd.js";
 
 // Packs and LZ4 blocks written by hand from the formats tools/pack.py documents; tests/unit/test_pack.py reads
 // what the real writer produces with this reader.
@@ -93,4 +94,29 @@ test("snapshot parts are joined in order: LZ4 ones decoded in place, decompresse
   assert.equal(text(into), "helloaaaaabc");
   assert.throws(() => joined([a, b], new Uint8Array(13)), /the parts hold 12 bytes, not 13/);
   assert.throws(() => joined([raw], new Uint8Array(3)), /the parts hold 8 bytes, not 3/);
+});
+
+// zstd frames made by tools/pack.py's compressor (python-zstandard, level 19): "hello, hello, hello, hello!" x 3,
+// which says its size (81 bytes), and "hello" written without it.
+const hex = (s) => Uint8Array.from(s.match(/../g), (h) => parseInt(h, 16));
+const SAYS_SIZE = hex("28b52ffd20519d00004068656c6c6f2c202103007c927033b94a8a11");
+const SAYS_NOTHING = hex("28b52ffd000029000068656c6c6f");
+
+test("a zstd frame's declared size is read from each header layout", () => {
+  assert.equal(contentSize(SAYS_SIZE), 81);
+  assert.equal(contentSize(SAYS_NOTHING), -1);
+  const frame = (descriptor, ...rest) => Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, descriptor, ...rest]);
+  assert.equal(contentSize(frame(0x20, 200)), 200, "single segment, 1 byte");
+  assert.equal(contentSize(frame(0x40, 0x58, 0x01, 0x02)), 0x0201 + 256, "window byte, then 2 bytes plus 256");
+  assert.equal(contentSize(frame(0xa1, 7, 0x00, 0x00, 0xe0, 0x01)), 0x01e00000, "single segment, a 1-byte dictionary id, 4 bytes");
+  assert.equal(contentSize(frame(0xe0, 1, 0, 0, 0, 1, 0, 0, 0)), 2 ** 32 + 1, "8 bytes");
+  assert.equal(contentSize(frame(0x80, 0x58, 1, 2)), -1, "cut short");
+  assert.equal(contentSize(Uint8Array.from([1, 2, 3, 4, 5, 6])), -1, "not zstd");
+});
+
+test("a zstd frame decodes to the size it declares; a damaged or silent one is an error, never other bytes", async () => {
+  await zstdReady();
+  assert.equal(new TextDecoder().decode(zstdNow(SAYS_SIZE)), "hello, hello, hello, hello!".repeat(3));
+  assert.throws(() => zstdNow(SAYS_SIZE.subarray(0, SAYS_SIZE.length - 6)), /damaged zstd frame/);
+  assert.throws(() => zstdNow(SAYS_NOTHING), /does not say its size/);
 });

@@ -82,7 +82,8 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
  *   pack, replacing `wheels`) are "" when the build made none;
  *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
- *   (`compactSuffix`), the snapshot's totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
+ *   (`compactSuffix`); the snapshot's is one zstd frame of the whole, cut into pieces under its parts' names
+ *   (tools/pack.py cut), totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
  *   `startBytes`: what a start that restores the snapshot downloads (`startCompactBytes` with the compact copies),
  *   0 when not known: the start-up progress bar's total.

@@ -3,8 +3,9 @@
  * the copies this start fetches: expectLoading), posted to the page as "loading" at most every LOADING_MS and once
  * more when all are in, so that a slow first visit shows a progress bar (page/cell/status-view.js).
  */
-import { joined, unwrap } from "../pack.js";
+import { joined } from "../pack.js";
 import { isContainer } from "../lz4.js";
+import { zstd } from "../zstd.js";
 
 const LOADING_MS = 200;
 
@@ -74,18 +75,28 @@ export async function fetchBytes(ctx, url) {
  * cold). The parts are downloaded side by side, as one download alone does not reach the line's speed; the build
  * makes three (tools/build_outputs.py SNAPSHOT_PARTS), as a browser opens six connections to an HTTP/1.1 host and
  * the core, the standard library and the packs are downloading on the others (bench/README.md, "Start-up design
- * decisions"). They finish within moments of each other; LZ4 parts are then decoded straight into one buffer
- * (`into` when given: pack.js joined).
+ * decisions"). They finish within moments of each other. LZ4 parts are then decoded straight into one buffer
+ * (`into` when given: pack.js joined); the compact copy is one zstd frame cut into pieces (tools/pack.py cut),
+ * decoded once they are all in, joined back to back.
  */
 export async function fetchSnapshot(ctx, urls, into = null) {
   try {
-    // An LZ4 part waits to be decoded into place; a compact one is decoded as it arrives.
-    const parts = await Promise.all(urls.map((url) => fetchBytes(ctx, url)
-      .then((b) => (isContainer(b) ? b : unwrap(b)))));
-    return joined(parts, into);
+    const parts = await Promise.all(urls.map((url) => fetchBytes(ctx, url)));
+    return joined(parts.every(isContainer) ? parts : [await zstd(backToBack(parts))], into);
   } catch {
     return null;
   }
+}
+
+/** The bytes of `pieces`, in order, in one buffer. */
+export function backToBack(pieces) {
+  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }
 
 /** A promise whose failure is reported where it is awaited, not as an unhandled rejection. */
