@@ -227,8 +227,7 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         page.goto(url + (BARE if bare else LESSON), wait_until="commit")
         ready = _ready_ms(page, bare)
         timeline = {} if bare else page.evaluate("window.tinyllm.python.timeline")
-        start = None if bare else ("cold" if not timeline.get("snapshot") else
-                                   "snapshot, compact" if timeline.get("compact") else "snapshot")
+        start = None if bare else ("snapshot" if timeline.get("snapshot") else "cold")
         origin = page.evaluate("performance.timeOrigin") / 1000
         ready_at = origin + ready / 1000
         deadline = ready_at + after_s
@@ -355,9 +354,9 @@ def report(results: dict, meta: dict) -> str:
             f"({_ratio(s['check_straight_away'], b['ready'])}) | {s['starts']} | {TARGETS[profile]} |")
     lines += ["", "The bare page has no service worker: its repeat visit is served by the HTTP cache (revalidated, "
               "so its bytes are 304 replies), and it has no offline copy to fill in the minute after. The site's "
-              "start says how Python started on each first visit (worker.js): restored from the snapshot or cold, "
-              "and whether the compact copies came (since issue 41 they come on every line, and the offline copy "
-              "keeps them; before, a line measured fast took the LZ4 files).", ""]
+              "start says how Python started on each first visit (worker.js): restored from the snapshot or cold. "
+              "Since issue 41 the snapshot and the packs have one copy, their zstd frames, on every line (before, a "
+              "line measured fast took LZ4 files).", ""]
     return "\n".join(lines)
 
 

@@ -90,8 +90,8 @@ def visit(play, url: str, log: Log, with_sw: bool) -> dict[str, int]:
                                                       service_workers="allow" if with_sw else "block")
     try:
         context.add_init_script(STAGE_WATCH)
-        # Python restores the snapshot from its LZ4 copies whatever the line's meter reads (a loaded machine reads
-        # slow: the compact copies, then the LZ4 ones in the fill, would count twice): both visits alike.
+        # Python restores the snapshot whatever the line's meter reads (a loaded machine may read slow and start
+        # cold): both visits alike.
         context.add_init_script("localStorage.setItem('tl-start', 'snapshot')")
         page = context.pages[0] if context.pages else context.new_page()
         log.take()
@@ -201,7 +201,7 @@ def report(results: dict) -> str:
               "until the copy held what the visit saves. Groups are tools/offline.py's for each site (the platform, "
               "the page's unit, the rest), computed from the course's exercises whatever the build's sw.js knows of "
               "them; optional packages (matplotlib) are in a unit whose pages' code imports them, else in the rest. "
-              "Python restores its snapshot from the LZ4 copies in both visits (`tl-start`)."]
+              "Python restores its snapshot in both visits (`tl-start`)."]
     for label, entry in results.items():
         lines.append(f"- {label}: {entry['site']}, {entry['commit']}, {entry['date']}")
     return "\n".join(lines) + "\n"

@@ -4,8 +4,9 @@
 
 Bytes are deterministic, so this needs no browser: each part is the file (or files) the worker fetches by design,
 as the site's wheels list names them (tools/build_outputs.py), and the lesson page with what it links. "raw" is a
-part's size once decoded (a zip's or a pack's files, the snapshot's memory); "sent" is what travels on a line the
-worker measures slow (the compact copies, bench/README.md), and "sent, fast" on a faster one (the LZ4 copies).
+part's size once decoded (a zip's or a pack's files, the snapshot's memory); "sent" is what travels, and "sent,
+fast" what travelled on a line the worker measured fast in builds that still had LZ4 copies (before issue 41;
+since, the same as "sent": bench/README.md, "One copy for every line").
 The parts that arrive after ready (the rest of the standard library and of numpy, issue 30) are listed apart;
 in a build that has them, "standard library" and "numpy pack" are their start-up parts.
 Older builds, whose wheels list lacks the newer fields, are read as they were. bench/versions.py prints the table
@@ -30,8 +31,8 @@ ZST = ".zst"
 class Part:
     name: str
     raw: int
-    sent: int        # on a slow line (the compact copies)
-    sent_fast: int   # on a faster one (the LZ4 copies)
+    sent: int        # what travels (on a slow line, in builds that still had LZ4 copies)
+    sent_fast: int   # on a fast line in those builds (their LZ4 copies); since issue 41 the same as `sent`
     after_ready: bool = False
 
 
@@ -68,7 +69,7 @@ def _packed(folder: Path, title: str, name: str, after: bool = False) -> Part | 
     if not name:
         return None
     slow, fast = _compact(folder, name)
-    source = folder / name if (folder / name).is_file() else folder / (name + ZST)
+    source = folder / (name + ZST) if (folder / (name + ZST)).is_file() else folder / name
     return Part(title, _pack_raw(source), slow, fast, after)
 
 

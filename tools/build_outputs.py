@@ -16,9 +16,9 @@ from pathlib import Path
 
 WHEELS_LIST = "wheels.json"          # in assets/pyodide/
 PYODIDE_LOCK = "pyodide-lock.json"   # in assets/pyodide/: Pyodide's own, copied from node_modules (names numpy's wheel)
-COMPACT_SUFFIX = ".zst"              # the compact copy of a snapshot part or a pack: its name plus this (tools/pack.py)
+COMPACT_SUFFIX = ".zst"              # the start-up standard library's zstd frame: its name plus this
 SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, downloaded side by side
-WHEELS_PACK = "judge-wheels.pack"    # in assets/pyodide/: the files start-up needs (see snapshot.py split_wheels)
+WHEELS_PACK = "judge-wheels.pack.zst"  # in assets/pyodide/: the files start-up needs (see snapshot.py split_wheels)
 WHEELS_REST = "judge-wheels-rest.pack.zst"  # the sources of the modules the snapshot holds, fetched after ready
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
 STDLIB = "python_stdlib.zip"          # in assets/pyodide/: Pyodide's standard library, whole (the bare page's)
@@ -87,18 +87,17 @@ def dependency_closure(lock: dict, name: str) -> list[str]:
 
 def snapshot_parts(count: int = SNAPSHOT_PARTS) -> tuple[str, ...]:
     """The file names (in assets/pyodide/) of the snapshot's parts, in order; the worker reads them from the list."""
-    return tuple(f"snapshot-{i}-of-{count}.lz4" for i in range(1, count + 1))
+    return tuple(f"snapshot-{i}-of-{count}.zst" for i in range(1, count + 1))
 
 
 def numpy_pack(version: str) -> str:
     """The file name of numpy `version` repacked with its bytecode (tools/numpy_archive.mjs): its start-up part."""
-    return f"numpy-{version}-tl.pack"
+    return f"numpy-{version}-tl.pack.zst"
 
 
 def numpy_rest_pack(version: str) -> str:
-    """The file name of the rest of numpy `version` (sources, lazily imported modules): a compact pack only, as it
-    arrives after ready."""
-    return f"numpy-{version}-tl-rest.pack{COMPACT_SUFFIX}"
+    """The file name of the rest of numpy `version` (sources, lazily imported modules), which arrives after ready."""
+    return f"numpy-{version}-tl-rest.pack.zst"
 
 
 @dataclass(frozen=True)
@@ -108,21 +107,18 @@ class WheelsList:
 
     pyodide:     the Pyodide version the files are for
     wheels:      the judge's wheels (pytest and what it needs), file names in assets/pyodide/
-    snapshot:    the memory snapshot's parts, in order (each an LZ4 container of one stretch of it, tools/pack.py
-                 split): downloaded side by side, then decoded into one buffer
+    snapshot:    the memory snapshot's parts, in order (one zstd frame of it cut into pieces, tools/pack.py cut):
+                 downloaded side by side, then joined and decoded into one buffer
     snapshot_bytes: their total size, which the worker weighs against the line's speed (start cold on a slow line)
-    snapshot_size: the snapshot's size once decoded (its parts' LZ4 headers, summed): Pyodide's memory is made
+    snapshot_size: the snapshot's size once decoded (its frame's header says it): Pyodide's memory is made
                  that size, so the worker can create it while the parts are still downloading
     numpy:       numpy's pack, which replaces its wheel
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
-    compact:     whether every snapshot part and pack has a compact copy beside it (its name + COMPACT_SUFFIX);
-                 the snapshot's is one zstd frame of the whole, cut into pieces under those names (tools/pack.py cut)
-    snapshot_compact_bytes: the total size of those pieces
     numpy_dynlibs: the extension modules numpy's first imports load, paths under site-packages, in the order
                  they load (tools/numpy_archive.mjs); the worker loads them ahead of the import
-    start_bytes: everything a start that restores the snapshot downloads (the core and its loader gzipped, the
-                 standard library, the snapshot's parts, the packs, the judge's zip), which the worker shows
-                 progress against; start_compact_bytes: the same with the compact copies
+    start_bytes: everything a start that restores the snapshot downloads (the core and its loader compressed,
+                 the standard library, the snapshot's parts, the packs, the judge's zip), which the worker shows
+                 progress against
     optional:    packages loaded only when learner code imports them (OptionalPackage)
     stdlib:      the start-up standard library (STDLIB_START), which the worker starts with, when the build made it
     stdlib_rest, numpy_rest, wheels_rest: the rest of the standard library, of numpy and of the judge's wheels,
@@ -143,11 +139,8 @@ class WheelsList:
     optional: tuple[OptionalPackage, ...] = field(default_factory=tuple)
     snapshot_bytes: int = 0
     snapshot_size: int = 0
-    compact: bool = False
-    snapshot_compact_bytes: int = 0
     numpy_dynlibs: tuple[str, ...] = field(default_factory=tuple)
     start_bytes: int = 0
-    start_compact_bytes: int = 0
     stdlib: str = ""
     stdlib_rest: str = ""
     numpy_rest: str = ""
@@ -159,35 +152,20 @@ class WheelsList:
     snapshot_delta_sum: int = 0
     lock: dict = field(default_factory=dict)
 
-    def compact_files(self) -> set[str]:
-        """The compact copies' names: what the worker fetches on every line (web/src/worker/boot/line.js
-        compactCopies) and the offline copy keeps."""
-        if not self.compact:
-            return set()
-        return {name + COMPACT_SUFFIX for name in (*self.snapshot, self.numpy, self.wheels_pack) if name}
-
-    def lz4_files(self) -> set[str]:
-        """The LZ4 copies the compact ones stand beside: fetched only by a worker forced to them (`start=snapshot`,
-        the tests of their decoder), never precached."""
-        return {name[: -len(COMPACT_SUFFIX)] for name in self.compact_files()}
-
     def optional_files(self) -> set[str]:
         """Every file of the optional packages (in assets/pyodide/): fetched only when code imports them, so the
         offline copy takes them when a page fetched them or in its idle-time fill, never in an eager precache."""
         return {name for package in self.optional for name in package.files}
 
     def packed(self, *, snapshot: tuple[str, ...], numpy: str, wheels_pack: str,
-               snapshot_bytes: int = 0, snapshot_size: int = 0, compact: bool = False,
-               snapshot_compact_bytes: int = 0, numpy_dynlibs: tuple[str, ...] = (), start_bytes: int = 0,
-               start_compact_bytes: int = 0, **later: object) -> WheelsList:
+               snapshot_bytes: int = 0, snapshot_size: int = 0, numpy_dynlibs: tuple[str, ...] = (),
+               start_bytes: int = 0, **later: object) -> WheelsList:
         """This list with the snapshot's parts and the packs named (`later`: the fields of issue 30, stdlib,
         stdlib_rest, numpy_rest, later_stdlib, later_numpy, snapshot_delta_bytes, snapshot_delta_sum)."""
         lists = {k: tuple(v) for k, v in later.items() if k.startswith("later_")}  # type: ignore[arg-type]
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
-                       snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size, compact=compact,
-                       snapshot_compact_bytes=snapshot_compact_bytes,
-                       numpy_dynlibs=tuple(numpy_dynlibs), start_bytes=start_bytes,
-                       start_compact_bytes=start_compact_bytes, **{**later, **lists})
+                       snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size,
+                       numpy_dynlibs=tuple(numpy_dynlibs), start_bytes=start_bytes, **{**later, **lists})
 
     def later_files(self) -> set[str]:
         """The files fetched after ready (the rest of the standard library and of numpy)."""
@@ -222,10 +200,7 @@ def read_wheels_list(assets: Path) -> WheelsList:
     return WheelsList(str(data.get("pyodide", "")), tuple(map(str, data["wheels"])), snapshot=tuple(parts), **names,
                       optional=optional, snapshot_bytes=int(data.get("snapshot_bytes") or 0),
                       snapshot_size=int(data.get("snapshot_size") or 0),
-                      compact=data.get("compact") is True,
-                      snapshot_compact_bytes=int(data.get("snapshot_compact_bytes") or 0),
-                      numpy_dynlibs=tuple(dynlibs), start_bytes=int(data.get("start_bytes") or 0),
-                      start_compact_bytes=int(data.get("start_compact_bytes") or 0), **later)
+                      numpy_dynlibs=tuple(dynlibs), start_bytes=int(data.get("start_bytes") or 0), **later)
 
 
 def _optional(assets: Path, entry: object) -> OptionalPackage:

@@ -42,9 +42,9 @@ PACKAGE_INDEX = "simple/"         # `ol`'s package index (tools/ol_wheel.py): ev
 def _unused_assets(site: Path) -> set[str]:
     """Files the worker never requests once the build has packed them (tools/snapshot.py): numpy's wheel and the
     judge's wheels, the whole standard library (its two parts replace it: the start-up part, and the rest, which
-    the worker fetches after ready and the offline copy keeps as it keeps every file); and the core and its loader, which it fetches gzipped (tools/precompress.py). They stay on the
-    site for Pyodide's own loadPackage (the benchmark's bare page uses them). Also the LZ4 copies of the
-    snapshot and the packs, whose compact copies the worker fetches instead on every line."""
+    the worker fetches after ready and the offline copy keeps as it keeps every file); and the core and its
+    loader, which it fetches compressed (tools/precompress.py). They stay on the site for Pyodide's own
+    loadPackage (the benchmark's bare page uses them)."""
     pyodide = site / "assets" / "pyodide"
     try:
         info = build_outputs.read_wheels_list(pyodide)
@@ -58,7 +58,6 @@ def _unused_assets(site: Path) -> set[str]:
     unused += [build_outputs.PYODIDE_LOCK] if info.lock else []  # the worker has the part it needs in the list
     unused += sorted(precompress.replaced(pyodide))  # the worker fetches their compressed copies
     unused += sorted(precompress.fallbacks(pyodide))  # and the core's gzipped copy only when its zstd one fails
-    unused += sorted(info.lz4_files())  # the worker fetches the compact copies: the offline copy keeps those
     return {f"assets/pyodide/{name}" for name in unused}
 
 

@@ -8,7 +8,7 @@
 // (tools/snapshot.py runs both: `measure` lists the standard library's files that start-up imports, from which it
 // makes the start-up zip, and the judge's wheels' modules the snapshot holds; `make` makes the snapshot against exactly that zip, as the worker starts with it (issue
 // 30), as a delta against the core's initial memory (web/src/shared/snapshot-delta.js; the delta's length and
-// checksum go to the .json), and tools/snapshot.py compresses the output into LZ4 containers, tools/pack.py)
+// checksum go to the .json), and tools/snapshot.py compresses the output into one zstd frame cut into pieces, tools/pack.py)
 //
 // numpy cannot be in the snapshot: its compiled extension modules are separate WebAssembly instances that a
 // memory snapshot does not capture (Pyodide 0.27 fails with "Unexpected hiwire entry"), so the worker still
@@ -88,7 +88,7 @@ json.dumps({"stdlib": sorted(found), "wheels": sorted(loaded)})
 
 /**
  * Zero the heap's free memory before the snapshot is taken (issue 30): what malloc has freed keeps its old bytes,
- * which compress badly (0.4 MB of the compact snapshot). Every free block is taken with malloc, the footprint
+ * which compress badly (0.4 MB of the compressed snapshot). Every free block is taken with malloc, the footprint
  * held where it is so that nothing grows the memory, zeroed and freed again (malloc writes its own bookkeeping
  * back); then the top of the heap is trimmed and what lies above it zeroed. Python's own free lists (obmalloc's
  * pools) are untouched: they are not malloc's to give.

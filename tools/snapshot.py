@@ -45,7 +45,7 @@ def run_node(script: Path, *args: Path, error: type[Exception] = SnapshotError) 
 
 
 def _head(path: Path, size: int = 16) -> bytes:
-    """The first bytes of a file (an LZ4 container's header), without reading the rest."""
+    """The first bytes of a file (a zstd frame's header), without reading the rest."""
     with path.open("rb") as f:
         return f.read(size)
 
@@ -71,7 +71,7 @@ def course_modules(exercises: Path | None) -> list[str]:
 
 def split_stdlib(whole: Path, start_files: list[str], start: Path) -> tuple[bytes, list[str]]:
     """Write the start-up zip (the files `start_files` lists, with their folders) to `start`; return the rest as a
-    compact copy, and the module names the rest holds. Both zips are stored, not deflated: each travels as one zstd
+    zstd frame, and the module names the rest holds. Both zips are stored, not deflated: each travels as one zstd
     frame (a quarter smaller than Pyodide's deflated zip), and Python then reads its modules without inflating."""
     wanted = set(start_files)
     rest = io.BytesIO()
@@ -91,7 +91,7 @@ def split_stdlib(whole: Path, start_files: list[str], start: Path) -> tuple[byte
     missing = wanted - set(zipfile.ZipFile(start).namelist())
     if missing:
         raise SnapshotError(f"{whole.name}: start-up imports files it lacks: {sorted(missing)[:5]}")
-    return pack.compact_raw(rest.getvalue()), sorted(names)
+    return pack.compress(rest.getvalue()), sorted(names)
 
 
 def _key(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, numpy_wheel: str, course: list[str],
@@ -117,26 +117,22 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
     rest, later_stdlib = split_stdlib(assets / build_outputs.STDLIB, measured["stdlib"], tmp / build_outputs.STDLIB_START)
     (tmp / build_outputs.STDLIB_REST).write_bytes(rest)
     (tmp / (build_outputs.STDLIB_START + build_outputs.COMPACT_SUFFIX)).write_bytes(
-        pack.compact_raw((tmp / build_outputs.STDLIB_START).read_bytes()))
+        pack.compress((tmp / build_outputs.STDLIB_START).read_bytes()))
     run_node(SCRIPT, "make", assets, checker_zip, tmp / NUMPY_JSON, tmp / build_outputs.STDLIB_START,
              tmp / "snapshot.bin", tmp / DELTA_JSON)
     parts = build_outputs.snapshot_parts()
-    raw = (tmp / "snapshot.bin").read_bytes()
-    for name, data in zip(parts, pack.split(raw, len(parts)), strict=True):
-        (tmp / name).write_bytes(data)
-    # The compact copy: one frame of the whole, cut into as many pieces as the LZ4 parts (pack.cut).
-    for name, piece in zip(parts, pack.cut(pack.compact_raw(raw), len(parts)), strict=True):
-        (tmp / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(piece)
+    # One zstd frame of the whole snapshot, cut into pieces downloaded side by side (pack.cut).
+    for name, piece in zip(parts, pack.cut(pack.compress((tmp / "snapshot.bin").read_bytes()), len(parts)),
+                           strict=True):
+        (tmp / name).write_bytes(piece)
     (tmp / "snapshot.bin").unlink()
     (tmp / names["numpy"]).write_bytes(pack.from_zips([tmp / "numpy-start.zip"]))
-    (tmp / names["numpy_rest"]).write_bytes(pack.compact(pack.from_zips([tmp / "numpy-rest.zip"])))
+    (tmp / names["numpy_rest"]).write_bytes(pack.from_zips([tmp / "numpy-rest.zip"]))
     for leftover in ("numpy-start.zip", "numpy-rest.zip", "course.json", "stdlib-start.json"):
         (tmp / leftover).unlink()
     start, later, later_wheels = split_wheels([assets / w for w in info.wheels], set(measured["wheels"]))
     (tmp / names["wheels_pack"]).write_bytes(pack.pack(start))
-    (tmp / names["wheels_rest"]).write_bytes(pack.compact(pack.pack(later)))
-    for name in (names["numpy"], names["wheels_pack"]):
-        (tmp / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(pack.compact((tmp / name).read_bytes()))
+    (tmp / names["wheels_rest"]).write_bytes(pack.pack(later))
     numpy = json.loads((tmp / NUMPY_JSON).read_text(encoding="utf-8"))
     (tmp / LATER_JSON).write_text(json.dumps({"later_stdlib": later_stdlib, "later_numpy": numpy["later"],
                                               "later_wheels": later_wheels}))
@@ -172,7 +168,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
              "wheels_pack": build_outputs.WHEELS_PACK, "wheels_rest": build_outputs.WHEELS_REST}
     parts = build_outputs.snapshot_parts()
     packed = (*parts, names["numpy"], names["wheels_pack"])
-    outputs = (*packed, *(n + build_outputs.COMPACT_SUFFIX for n in packed), names["numpy_rest"], names["wheels_rest"],
+    outputs = (*packed, names["numpy_rest"], names["wheels_rest"],
                build_outputs.STDLIB_START, build_outputs.STDLIB_START + build_outputs.COMPACT_SUFFIX,
                build_outputs.STDLIB_REST, NUMPY_JSON, DELTA_JSON, LATER_JSON)
     key = _key(assets, checker_zip, info, numpy_wheel, course, cache)
@@ -194,8 +190,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     build_outputs.write_wheels_list(assets, info.packed(
         snapshot=parts, numpy=names["numpy"], wheels_pack=names["wheels_pack"],
         snapshot_bytes=sum((assets / name).stat().st_size for name in parts),
-        snapshot_size=sum(pack.contained_size(_head(assets / name)) for name in parts), compact=True,
-        snapshot_compact_bytes=sum((assets / (name + build_outputs.COMPACT_SUFFIX)).stat().st_size for name in parts),
+        snapshot_size=pack.content_size(_head(assets / parts[0], 18)),
         numpy_dynlibs=tuple(json.loads((key / NUMPY_JSON).read_text(encoding="utf-8"))["dynlibs"]),
         **start_sizes(assets, checker_zip, packed), stdlib=build_outputs.STDLIB_START,
         stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=names["numpy_rest"], wheels_rest=names["wheels_rest"],
@@ -204,11 +199,10 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
 
 
 def start_sizes(assets: Path, checker_zip: Path, packed: tuple[str, ...]) -> dict[str, int]:
-    """What a start that restores the snapshot downloads, in bytes, with the LZ4 files and with the compact copies
-    (the worker's progress bar: web/src/worker/boot/downloads.js)."""
+    """What a start that restores the snapshot downloads, in bytes (the worker's progress bar:
+    web/src/worker/boot/downloads.js)."""
     size = lambda name: (assets / name).stat().st_size if (assets / name).is_file() else 0  # noqa: E731
     common = sum(size(n) for n in (build_outputs.CORE_ZST, build_outputs.LOADER_ZST,
                                    build_outputs.STDLIB_START + build_outputs.COMPACT_SUFFIX))
     common += checker_zip.stat().st_size
-    return {"start_bytes": common + sum(size(n) for n in packed),
-            "start_compact_bytes": common + sum(size(n + build_outputs.COMPACT_SUFFIX) for n in packed)}
+    return {"start_bytes": common + sum(size(n) for n in packed)}

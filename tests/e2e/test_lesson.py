@@ -173,18 +173,16 @@ def test_reference_passes_every_hidden_test_with_ctrl_enter(page, fixture_url):
 import pytest  # noqa: E402
 
 
-@pytest.mark.parametrize("start", ["", "cold", "snapshot", "compact"])
+@pytest.mark.parametrize("start", ["", "cold", "snapshot"])
 def test_either_start_grades_the_same(page, fixture_url, start):
     """A slow line's first visit starts Python without the memory snapshot (web/src/worker/boot/line.js snapshotWorthIt);
-    every line fetches the compact copies of the snapshot and the packs (line.js compactCopies), the LZ4 ones only
-    when forced (`snapshot`); unforced (localhost restores), and forced each way, the page is ready and grades the
-    reference with every test passing."""
+    unforced (localhost restores), and forced each way, the page is ready and grades the reference with every test
+    passing."""
     if start:
         page.context.add_init_script(f"localStorage.setItem('tl-start', '{start}')")
     page.goto(fixture_url + LESSON)
     wait_python(page, SLUG)
     assert page.evaluate("window.tinyllm.python.timeline.snapshot") is (start != "cold")
-    assert page.evaluate("window.tinyllm.python.timeline.compact") is (start != "snapshot")
     set_code(page, SLUG, reference(FIXTURE, SLUG))
     cell(page, SLUG).locator("button.tl-check").click()
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
@@ -201,8 +199,8 @@ def test_a_snapshot_that_cannot_be_read_means_a_cold_start(page, fixture_url, da
         else:
             # a zstd frame's magic number, then nothing a decoder can read
             route.fulfill(status=200, body=b"\x28\xb5\x2f\xfd" + bytes(64), content_type="application/octet-stream")
-    page.context.route(re.compile(r".*/snapshot-2-of-\d+\.lz4(\.zst)?$"), broken)
-    page.context.add_init_script("localStorage.setItem('tl-start', 'compact')")
+    page.context.route(re.compile(r".*/snapshot-2-of-\d+\.zst$"), broken)
+    page.context.add_init_script("localStorage.setItem('tl-start', 'snapshot')")
     page.goto(fixture_url + LESSON)
     wait_python(page, SLUG)
     assert page.evaluate("window.tinyllm.python.timeline.snapshot") is False
@@ -211,7 +209,7 @@ def test_a_snapshot_that_cannot_be_read_means_a_cold_start(page, fixture_url, da
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
 
 
-NUMPY_PACK = re.compile(r".*/numpy-[^/]*-tl\.pack(\.zst)?$")
+NUMPY_PACK = re.compile(r".*/numpy-[^/]*-tl\.pack\.zst$")
 
 
 def test_the_wait_for_numpy_warms_python_and_checks_grade_the_same(page, fixture_url):

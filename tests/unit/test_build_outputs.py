@@ -45,7 +45,7 @@ def test_both_sides_share_the_runtime_settings_and_the_starts():
     assert node("console.log(JSON.stringify(outputs.RUNTIME));") == build_outputs.RUNTIME
     chosen = node("console.log(JSON.stringify(['start=cold', 'start=compact', 'start=warm', 'x', ''].map("
                   "outputs.startChosen).concat(outputs.STARTS.map(outputs.startName))));")
-    assert chosen == ["cold", "compact", "", "", "", "start=cold", "start=snapshot", "start=compact"]
+    assert chosen == ["cold", "", "", "", "", "start=cold", "start=snapshot"], "compact, a start of older builds, is none"
 
 
 def test_the_judge_writes_where_the_snapshot_was_warmed():
@@ -75,10 +75,10 @@ def test_the_service_worker_is_given_the_shared_names_and_no_one_writes_them_aga
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl", "pluggy-1.6.0-py3-none-any.whl")),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",)).packed(
         snapshot=build_outputs.snapshot_parts(), numpy=build_outputs.numpy_pack("2.0.2"), wheels_pack=build_outputs.WHEELS_PACK,
-        snapshot_bytes=8_307_577, snapshot_size=25_165_824, compact=True, snapshot_compact_bytes=5_482_775,
+        snapshot_bytes=4_373_427, snapshot_size=25_165_824,
         numpy_dynlibs=("numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so",
                        "numpy/random/mtrand.cpython-312-wasm32-emscripten.so"),
-        start_bytes=20_000_000, start_compact_bytes=14_000_000, stdlib=build_outputs.STDLIB_START,
+        start_bytes=14_000_000, stdlib=build_outputs.STDLIB_START,
         stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=build_outputs.numpy_rest_pack("2.0.2"),
         later_stdlib=("statistics", "xml.dom"), later_numpy=("numpy.fft",), wheels_rest=build_outputs.WHEELS_REST,
         later_wheels=("_pytest.main",), snapshot_delta_bytes=3_820_316,
@@ -98,9 +98,8 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "optional": [{"name": o.name, "imports": list(o.imports), "files": list(o.files), "bytes": o.bytes}
                                  for o in written.optional], "snapshotBytes": written.snapshot_bytes,
                     "snapshotSize": written.snapshot_size,
-                    "compact": written.compact, "snapshotCompactBytes": written.snapshot_compact_bytes,
                     "numpyDynlibs": list(written.numpy_dynlibs), "startBytes": written.start_bytes,
-                    "startCompactBytes": written.start_compact_bytes, "stdlib": written.stdlib,
+                    "stdlib": written.stdlib,
                     "stdlibRest": written.stdlib_rest, "numpyRest": written.numpy_rest,
                     "laterStdlib": list(written.later_stdlib), "laterNumpy": list(written.later_numpy),
                     "wheelsRest": written.wheels_rest, "laterWheels": list(written.later_wheels),
@@ -143,7 +142,7 @@ def test_both_sides_refuse_extension_modules_that_are_not_a_list_of_paths(tmp_pa
 
 def test_the_snapshot_parts_are_named_in_order():
     names = build_outputs.snapshot_parts(3)
-    assert names == ("snapshot-1-of-3.lz4", "snapshot-2-of-3.lz4", "snapshot-3-of-3.lz4")
+    assert names == ("snapshot-1-of-3.zst", "snapshot-2-of-3.zst", "snapshot-3-of-3.zst")
     assert len(build_outputs.snapshot_parts()) == build_outputs.SNAPSHOT_PARTS
 
 
@@ -157,7 +156,7 @@ def test_numpy_wheel_and_pack_names(tmp_path):
                                    "version": "2.0.2"}}}
     (tmp_path / build_outputs.PYODIDE_LOCK).write_text(json.dumps(lock))
     assert build_outputs.numpy_wheel(tmp_path) == (lock["packages"]["numpy"]["file_name"], "2.0.2")
-    assert build_outputs.numpy_pack("2.0.2") == "numpy-2.0.2-tl.pack"
+    assert build_outputs.numpy_pack("2.0.2") == "numpy-2.0.2-tl.pack.zst"
 
 
 @needs_node

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,37 +25,20 @@ FILES = [("numpy/__init__.py", b"from ._core import *\n"), ("numpy/_core/_x.so",
 
 def test_round_trip_keeps_order_and_bytes():
     data = pack.pack(FILES)
-    assert data.startswith(b"TLZ41\n"), "a pack travels in an LZ4 container"
+    assert data.startswith(pack.ZSTD_MAGIC), "a pack travels as one zstd frame"
     assert list(pack.unpack(data).items()) == FILES
 
 
-def test_container_round_trip_and_size():
+def test_a_frame_says_its_size_and_anything_else_is_refused():
     raw = bytes(range(256)) * 1000 + bytes(100_000)
     data = pack.compress(raw)
     assert len(data) < len(raw) // 20
-    assert pack.decompress(data) == raw
-    with pytest.raises(ValueError, match="not a TLZ41 container"):
+    assert pack.decompress(data) == raw and pack.content_size(data[:18]) == len(raw)
+    with pytest.raises(ValueError, match="not a zstd frame"):
         pack.decompress(b"\x1f\x8b" + data)
-
-
-def test_split_parts_join_to_the_whole_and_weigh_about_the_same():
-    import random
-    rng = random.Random(7)
-    # Compresses unevenly: a stretch of zeros, then noise, then a repeated pattern.
-    raw = bytes(600_000) + rng.randbytes(400_000) + bytes(range(256)) * 2_000
-    parts = pack.split(raw, 4, slice_bytes=1 << 14)
-    assert len(parts) == 4 and all(p.startswith(b"TLZ41\n") for p in parts)
-    assert b"".join(map(pack.decompress, parts)) == raw
-    sizes = sorted(map(len, parts))
-    assert sizes[-1] < 1.6 * sizes[0], sizes
-    equal = [pack.compress(raw[i:i + len(raw) // 4]) for i in range(0, len(raw), len(raw) // 4)]
-    assert max(map(len, equal)) > 3 * min(map(len, equal)), "cut into equal stretches, the parts would differ"
-
-
-@pytest.mark.parametrize("raw, count", [(b"", 3), (b"abc" * 10, 4), (bytes(range(256)) * 100, 1)])
-def test_split_makes_the_parts_asked_for_even_of_little(raw, count):
-    parts = pack.split(raw, count, slice_bytes=1 << 14)
-    assert len(parts) == count and b"".join(map(pack.decompress, parts)) == raw
+    import zstandard
+    with pytest.raises(ValueError, match="does not say its size"):
+        pack.content_size(zstandard.ZstdCompressor(write_content_size=False).compress(raw))
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "a/../../b", "", "numpy/__init__.py"])
@@ -94,27 +76,19 @@ def test_the_browsers_reader_reads_what_python_writes(tmp_path):
     """
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [[p, len(d), sum(d)] for p, d in files]
-    # The compact copy (zstd) holds the same bytes, in fewer of them, and the same reader takes it.
-    compact = pack.compact((tmp_path / "p.pack").read_bytes())
-    assert compact.startswith(pack.ZSTD_MAGIC) and len(compact) < (tmp_path / "p.pack").stat().st_size
-    assert pack.decompress(compact) == pack.decompress((tmp_path / "p.pack").read_bytes())
-    (tmp_path / "p.pack").write_bytes(compact)
-    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == [[p, len(d), sum(d)] for p, d in files]
 
 
 def test_the_snapshot_travels_as_one_frame_cut_into_pieces_and_the_worker_joins_them(tmp_path):
-    """The snapshot's compact copy is one zstd frame of the whole memory, cut into as many pieces as there are
-    parts (pack.cut), which the worker downloads side by side and decodes joined (downloads.js fetchSnapshot); the
-    LZ4 parts beside them still decode one by one. A piece that is damaged, or a size that is not the one the
-    build gave, is no snapshot (null: Python starts cold), never a wrong memory."""
+    """The snapshot is one zstd frame of the whole memory, cut into as many pieces as there are parts (pack.cut),
+    which the worker downloads side by side and decodes joined (downloads.js fetchSnapshot). A piece that is
+    damaged, or a size that is not the one the build gave, is no snapshot (null: Python starts cold), never a
+    wrong memory."""
     raw = bytes(range(256)) * 2000 + b"the end of the memory"
-    frame = pack.compact_raw(raw)
+    frame = pack.compress(raw)
     pieces = pack.cut(frame, 3)
     assert len(pieces) == 3 and b"".join(pieces) == frame and pieces[1] and not pieces[1].startswith(pack.ZSTD_MAGIC)
     assert [len(p) for p in pack.cut(b"abcdefg", 3)] == [3, 3, 1] and pack.cut(b"ab", 3)[2] == b""
-    lz4 = pack.split(raw, 3)
-    for name, parts in (("zst", pieces), ("lz4", lz4), ("damaged", [pieces[0], pieces[1][:-5], pieces[2]])):
+    for name, parts in (("zst", pieces), ("damaged", [pieces[0], pieces[1][:-5], pieces[2]])):
         for i, part in enumerate(parts):
             (tmp_path / f"{name}-{i}").write_bytes(part)
     script = f"""
@@ -126,7 +100,7 @@ def test_the_snapshot_travels_as_one_frame_cut_into_pieces_and_the_worker_joins_
         const ctx = {{ post: () => {{}}, t0: 0, loading: noneArrived() }};
         const sum = (b) => (b ? [b.length, b.reduce((s, x) => (s * 31 + x) % 1000003, 0)] : null);
         const out = {{}};
-        for (const [name, count] of [["zst", 3], ["lz4", 3], ["damaged", 3]]) {{
+        for (const [name, count] of [["zst", 3], ["damaged", 3]]) {{
           const urls = Array.from({{ length: count }}, (_, i) => `${{name}}-${{i}}`);
           out[name] = sum(await fetchSnapshot(ctx, urls));
           out[name + " into"] = sum(await fetchSnapshot(ctx, urls, new Uint8Array({len(raw)})));
@@ -139,9 +113,8 @@ def test_the_snapshot_travels_as_one_frame_cut_into_pieces_and_the_worker_joins_
     whole = [len(raw), 0]
     for x in raw:
         whole[1] = (whole[1] * 31 + x) % 1000003
-    for name in ("zst", "lz4"):
-        assert out[name] == whole and out[name + " into"] == whole, name
-        assert out[name + " too small"] is None, name
+    assert out["zst"] == whole and out["zst into"] == whole
+    assert out["zst too small"] is None
     assert out["damaged"] is None and out["damaged into"] is None
 
 
@@ -162,26 +135,22 @@ def test_service_worker_skips_the_wheels_the_packs_replace(tmp_path):
     assert {"assets/pyodide/numpy-2.0.2-tl.pack", "assets/pyodide/judge-wheels.pack"} <= set(urls)
 
 
-def test_the_offline_copy_keeps_the_compact_copies_not_the_lz4_files(tmp_path):
-    """The worker fetches the compact copies on every line (web/src/worker/boot/line.js compactCopies); the offline
-    copy keeps those, so a repeat visit restores from them and no file of the start travels twice."""
+def test_the_offline_copy_keeps_the_snapshot_and_the_packs(tmp_path):
+    """The worker fetches the snapshot's pieces and the packs on every line; the offline copy keeps them, so a
+    repeat visit restores from them and no file of the start travels twice."""
     assets = tmp_path / "assets" / "pyodide"
     assets.mkdir(parents=True)
     lock = {"packages": {"numpy": {"file_name": "numpy-2.0.2-x.whl", "version": "2.0.2"}}}
     (assets / "pyodide-lock.json").write_text(json.dumps(lock))
-    packed = ("snapshot-1-of-2.lz4", "snapshot-2-of-2.lz4", "numpy-2.0.2-tl.pack", "judge-wheels.pack")
-    for name in packed:
-        (assets / name).write_bytes(b"lz4")
-        (assets / (name + build_outputs.COMPACT_SUFFIX)).write_bytes(b"zstd")
+    packed = (*build_outputs.snapshot_parts(2), build_outputs.numpy_pack("2.0.2"), build_outputs.WHEELS_PACK)
+    for name in (*packed, "numpy-2.0.2-x.whl"):
+        (assets / name).write_bytes(b"zstd")
     info = build_outputs.WheelsList("0.27.7", ("pytest-8.whl",)).packed(
-        snapshot=packed[:2], numpy=packed[2], wheels_pack=packed[3], compact=True)
+        snapshot=packed[:2], numpy=packed[2], wheels_pack=packed[3])
     build_outputs.write_wheels_list(assets, info)
     urls = set(urls_of(tmp_path))
-    assert {f"assets/pyodide/{name}{build_outputs.COMPACT_SUFFIX}" for name in packed} <= urls
-    assert not {f"assets/pyodide/{name}" for name in packed} & urls
-    build_outputs.write_wheels_list(assets, replace(info, compact=False))
-    assert {f"assets/pyodide/{name}" for name in packed} <= set(urls_of(tmp_path)), \
-        "a build without compact copies: the LZ4 files are what the worker fetches"
+    assert {f"assets/pyodide/{name}" for name in packed} <= urls
+    assert "assets/pyodide/numpy-2.0.2-x.whl" not in urls, "the pack replaces numpy's wheel"
 
 
 def urls_of(site):
@@ -192,7 +161,7 @@ def test_the_worker_reads_the_snapshot_name_and_size_from_the_wheels_list():
     """The worker's start-up (web/src/worker/boot/) requests the snapshot under the name the wheels list gives, once it
     has weighed its size against the line's speed, and names no build output itself."""
     worker = "".join(p.read_text() for p in sorted((REPO / "web" / "src" / "worker" / "boot").glob("*.js")))
-    assert "snapshotWorthIt(ctx, compact ? list.snapshotCompactBytes : list.snapshotBytes)" in worker
+    assert "snapshotWorthIt(ctx, list.snapshotBytes)" in worker
     assert "fetchSnapshot(ctx, list.snapshot.map(named), await memory)" in worker
     assert '"snapshot.bin' not in worker and "wheels.json" not in worker.replace("OUTPUTS.wheelsList", "")
 

@@ -62,7 +62,7 @@ test("a worker, service-worker or shared module reaching outside is caught, and 
   const files = {
     "worker/boot/core.js": 'import { x } from "../pack.js";\nimport { keys } from "../../page/store.js";',
     "worker/worker.js": '/** @param {import("../page/cell/state.js").CellState} s */\nimport("../shared/protocol.js");',
-    "sw/sw.js": 'import "../worker/lz4.js";',
+    "sw/sw.js": 'import "../worker/zstd.js";',
     "shared/protocol.js": 'export { STAGE } from "../worker/worker.js";\nimport { ZSTDDecoder } from "zstddec";',
     "page/main.js": 'import { boot } from "../worker/boot/boot.js";\nimport { STAGE } from "../shared/protocol.js";',
     "page/cell/state.js": 'import { NEEDS } from "../../shared/protocol.js";\nimport { el } from "../dom.js";',
@@ -71,7 +71,7 @@ test("a worker, service-worker or shared module reaching outside is caught, and 
   assert.deepEqual(violations(files), [
     "worker/boot/core.js:2 imports page/store.js (worker/ may import only worker/ and shared/)",
     "worker/worker.js:1 imports page/cell/state.js (worker/ may import only worker/ and shared/)",
-    "sw/sw.js:1 imports worker/lz4.js (sw/ may import only sw/ and shared/)",
+    "sw/sw.js:1 imports worker/zstd.js (sw/ may import only sw/ and shared/)",
     "shared/protocol.js:1 imports worker/worker.js (shared/ may import only shared/)",
     "page/main.js:1 imports worker/boot/boot.js (page/ may import only page/ and shared/)",
     "loose.js is outside page/, worker/, sw/, shared/",

@@ -24,7 +24,7 @@ const SPARE_RETRY_MS = 1000; // how often to look whether the live worker is rea
 let nextId = 1;
 
 /**
- * The worker's name: `start=cold|snapshot|compact` when `storage`'s "tl-start" (store.js START_KEY) forces how
+ * The worker's name: `start=cold|snapshot` when `storage`'s "tl-start" (store.js START_KEY) forces how
  * Python starts (build-outputs.js STARTS; worker/boot/line.js COLD_START_MS; for tests and the
  * benchmark), else "".
  * A name, not a query, so the worker's address stays the one the offline copy holds.
@@ -127,7 +127,6 @@ export class PythonWorker {
       // ms since navigation, for the benchmark (bench/run.py) and for curious learners
       if (slot === this.live && !this.timeline[msg.stage]) this.timeline[msg.stage] = performance.now();
       if (slot === this.live && msg.snapshot !== undefined) this.timeline.snapshot = msg.snapshot;
-      if (slot === this.live && msg.compact !== undefined) this.timeline.compact = msg.compact;
       // the worker's marks (epoch ms) on the page's clock, like the stages
       if (slot === this.live && msg.marks) {
         this.timeline.marks = Object.fromEntries(Object.entries(msg.marks).map(([k, t]) => [k, t - performance.timeOrigin]));

@@ -14,7 +14,7 @@
 export const OUTPUTS = Object.freeze({
   wheelsList: "wheels.json",
   pyodideLock: "pyodide-lock.json",
-  wheelsPack: "judge-wheels.pack",
+  wheelsPack: "judge-wheels.pack.zst",
   judgeZip: "checker.zip",
   // The standard library's modules start-up imports (issue 30; the rest: the list), a stored zip, which travels as
   // its zstd frame (name + compactSuffix).
@@ -23,7 +23,7 @@ export const OUTPUTS = Object.freeze({
   loaderZst: "pyodide.asm.mjs.zst", // (issue 30)
   coreGz: "pyodide.asm.wasm.gz", // the core and its loader gzipped (tools/precompress.py); the originals beside them
   loaderGz: "pyodide.asm.mjs.gz",
-  compactSuffix: ".zst", // a snapshot part's or a pack's compact copy (zstd, tools/pack.py compact): its name + this
+  compactSuffix: ".zst", // the start-up standard library's zstd frame: its name + this
   // <slug>.json per exercise, its first mutant and the test that must fail on it: read by the author's course check
   // only, and not in the offline copy (tools/bundle.py write_authoring)
   authoringDir: "authoring",
@@ -51,11 +51,10 @@ export const RUNTIME = Object.freeze({
 
 /**
  * How Python may be made to start, for tests and the benchmark: `start=<one of these>` as the worker's name
- * (page/worker-client.js workerName, worker/boot/context.js): cold (no snapshot), snapshot (restored from the LZ4
- * copies, kept for the tests of that decoder), compact (restored from the zstd copies). Without one, the compact
- * copies travel and the line's measure chooses between restoring and a cold start.
+ * (page/worker-client.js workerName, worker/boot/context.js): cold (no snapshot) or snapshot (restored, whatever
+ * the line). Without one, the line's measure chooses between restoring and a cold start.
  */
-export const STARTS = Object.freeze(["cold", "snapshot", "compact"]);
+export const STARTS = Object.freeze(["cold", "snapshot"]);
 
 /** The start a worker's name forces (`start=cold`), or "" when it forces none. */
 export function startChosen(name) {
@@ -72,21 +71,20 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   passes to Pyodide's loadPackage, `files` what that fetches (its dependencies' files too, minus what start-up
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
- *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, compact: boolean,
- *   snapshotCompactBytes: number, numpyDynlibs: string[], startBytes: number, startCompactBytes: number,
+ *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, numpyDynlibs: string[],
+ *   startBytes: number,
  *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
  *   wheelsRest: string, laterWheels: string[],
  *   snapshotDeltaBytes: number, snapshotDeltaSum: number, lock: object|null}} WheelsList
- *   `snapshot`: the memory snapshot's parts in order (each an LZ4 container of one stretch of it, downloaded side by
- *   side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not known);
+ *   `snapshot`: the memory snapshot's parts in order (one zstd frame of it cut into pieces, tools/pack.py cut,
+ *   downloaded side by side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not
+ *   known); every pack, like the snapshot, is one zstd frame (tools/pack.py);
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
  *   pack, replacing `wheels`) are "" when the build made none;
- *   `snapshot` and `optional` are [] when it has none. `compact`: every snapshot part and pack has a compact copy
- *   (`compactSuffix`); the snapshot's is one zstd frame of the whole, cut into pieces under its parts' names
- *   (tools/pack.py cut), totalling `snapshotCompactBytes`. `numpyDynlibs`: the extension modules
+ *   `snapshot` and `optional` are [] when it has none. `numpyDynlibs`: the extension modules
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
- *   `startBytes`: what a start that restores the snapshot downloads (`startCompactBytes` with the compact copies),
- *   0 when not known: the start-up progress bar's total.
+ *   `startBytes`: what a start that restores the snapshot downloads, 0 when not known: the start-up progress bar's
+ *   total.
  *   `stdlib`: the start-up standard library (OUTPUTS.stdlibStart) or ""; `stdlibRest` and `numpyRest`: the rest of
  *   the standard library and of numpy, fetched after ready, or "" (issue 30), and `wheelsRest` the judge's wheels'
  *   sources that the snapshot holds the modules of; `laterStdlib`, `laterNumpy` and `laterWheels`: the module
@@ -122,9 +120,7 @@ export function readWheelsList(data) {
     pyodide: name("pyodide"), wheels: [...data.wheels], snapshot: [...(data.snapshot || [])], numpyPack: name("numpy"),
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
     snapshotBytes: Number(data.snapshot_bytes) || 0, snapshotSize: Number(data.snapshot_size) || 0,
-    compact: data.compact === true,
-    snapshotCompactBytes: Number(data.snapshot_compact_bytes) || 0, numpyDynlibs: [...(data.numpy_dynlibs || [])],
-    startBytes: Number(data.start_bytes) || 0, startCompactBytes: Number(data.start_compact_bytes) || 0,
+    numpyDynlibs: [...(data.numpy_dynlibs || [])], startBytes: Number(data.start_bytes) || 0,
     stdlib: name("stdlib"), stdlibRest: name("stdlib_rest"), numpyRest: name("numpy_rest"),
     laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
     wheelsRest: name("wheels_rest"), laterWheels: [...(data.later_wheels || [])],

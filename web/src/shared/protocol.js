@@ -50,11 +50,10 @@
  * (interrupt or a fresh worker) when it runs out. No request carries a time limit.
  *
  * ## Worker → page
- * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, compact?: boolean, handedOff?: boolean,
+ * @typedef {{type: "status", stage: Stage, ms: number, snapshot?: boolean, handedOff?: boolean,
  *   marks?: Record<string, number>}}
  *   StatusReply
  *   A stage is ready; `ms` since the worker started; `snapshot` (with "python"): restored from the memory snapshot;
- *   `compact` (with "python"): the snapshot or the packs came as their compact copies (worker/boot/line.js compactCopies);
  *   `handedOff` (a second "pytest" status, later): every file the worker downloaded is in the hand-off cache, so
  *   the offline copy can be completed without downloading them again (worker/boot/handoff.js handingOff);
  *   `marks`: when each step of start-up so far ended (worker/boot/context.js MARKS), in ms since the epoch (the
@@ -228,7 +227,6 @@ export function replyProblem(msg, requestType) {
       if (!STAGES.includes(msg.stage)) return `status names an unknown stage ${JSON.stringify(msg.stage)}`;
       if (typeof msg.ms !== "number") return "status needs ms";
       if (msg.snapshot !== undefined && typeof msg.snapshot !== "boolean") return "status's snapshot must be true or false";
-      if (msg.compact !== undefined && typeof msg.compact !== "boolean") return "status's compact must be true or false";
       if (msg.handedOff !== undefined && typeof msg.handedOff !== "boolean") return "status's handedOff must be true or false";
       if (msg.marks !== undefined && !(isMap(msg.marks) && Object.values(msg.marks).every(Number.isFinite))) {
         return "status's marks must map names to times";

@@ -1,50 +1,20 @@
 /**
  * Reader of the worker's file packs (tools/pack.py writes them and documents the format): a JSON header and the
- * files' bytes back to back, in an LZ4 container. Writing each file from JavaScript replaces Python's zipfile
+ * files' bytes back to back, in one zstd frame. Writing each file from JavaScript replaces Python's zipfile
  * running in WebAssembly (~320 ms for numpy).
  */
-import { containedSize, decode, isContainer } from "./lz4.js";
 import { isZstd, zstd, zstdNow } from "./zstd.js";
 
 const MAGIC = "TLPK1\n";
 
-/** The bytes of a downloaded file, decompressed: an LZ4 container, a compact copy (a zstd frame, tools/pack.py
- * compact), gzip (older builds), or as they are. */
+/** The bytes of a downloaded file: a zstd frame (tools/pack.py) decoded, anything else as it is. */
 export async function unwrap(bytes) {
-  if (isContainer(bytes)) return decode(bytes);
-  if (isZstd(bytes)) return zstd(bytes);
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return isZstd(bytes) ? zstd(bytes) : bytes;
 }
 
-/** The same for a file needed at once (an import waiting for it, boot/later.js): an LZ4 container or a compact
- * copy, decoded without waiting; anything else as it is. */
+/** The same for a file needed at once (an import waiting for it, boot/later.js), decoded without waiting. */
 export function unwrapNow(bytes) {
-  if (isContainer(bytes)) return decode(bytes);
-  if (isZstd(bytes)) return zstdNow(bytes);
-  return bytes;
-}
-
-/**
- * Parts of one file (the snapshot's, in order) joined into one buffer, `into` when given (it must be exactly their
- * size): each part an LZ4 container, decoded straight into its place (no copy of 25 MB, and that much less memory
- * at the peak), or bytes already decompressed (a compact copy, decoded as it arrived: unwrap), copied there.
- */
-export function joined(parts, into = null) {
-  if (!into && parts.length === 1 && !isContainer(parts[0])) return parts[0];
-  const sizes = parts.map((part) => (isContainer(part) ? containedSize(part) : part.length));
-  const total = sizes.reduce((n, size) => n + size, 0);
-  if (into && into.length !== total) throw new Error(`the parts hold ${total} bytes, not ${into.length}`);
-  const out = into ?? new Uint8Array(total);
-  let offset = 0;
-  parts.forEach((part, i) => {
-    const slot = out.subarray(offset, offset + sizes[i]);
-    if (isContainer(part)) decode(part, slot);
-    else slot.set(part);
-    offset += sizes[i];
-  });
-  return out;
+  return isZstd(bytes) ? zstdNow(bytes) : bytes;
 }
 
 /** [[path, bytes], ...] of a decompressed pack; throws an Error naming the problem when it is not one. */

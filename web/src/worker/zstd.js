@@ -1,6 +1,6 @@
 /**
  * zstd frames decoded by zstd's own decoder compiled to WebAssembly (the zstddec package, ~45 kB, carried in
- * this script): the compact copies (tools/pack.py compact) and the core (tools/precompress.py). Measured in
+ * this script): the snapshot and the packs (tools/pack.py) and the core (tools/precompress.py). Measured in
  * Chromium on this project's machine (issue 30), the 9.6 MB core decodes in 30–90 ms, as fast as the browser's
  * own gzip and 4–6 times faster than the JavaScript decoder (fzstd) used before, which took 280–550 ms.
  * `zstdReady` is started as the worker starts (core.js) and must have settled before `zstdNow` is called.

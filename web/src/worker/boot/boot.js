@@ -64,7 +64,7 @@ export function boot(report) {
     const session = await installJudge(python, f);
     ctx.mark("judgeInstalled");
     later = expectLater(ctx, session); // before any learner code: an import of a later module waits for it
-    ready(ctx, STAGE.python, { snapshot: session.restored, compact: f.compact });
+    ready(ctx, STAGE.python, { snapshot: session.restored });
     return session;
   });
   // 4. numpy from its pack: "numpy", Run works.

@@ -3,8 +3,6 @@
  * the copies this start fetches: expectLoading), posted to the page as "loading" at most every LOADING_MS and once
  * more when all are in, so that a slow first visit shows a progress bar (page/cell/status-view.js).
  */
-import { joined } from "../pack.js";
-import { isContainer } from "../lz4.js";
 import { zstd } from "../zstd.js";
 
 const LOADING_MS = 200;
@@ -75,14 +73,18 @@ export async function fetchBytes(ctx, url) {
  * cold). The parts are downloaded side by side, as one download alone does not reach the line's speed; the build
  * makes three (tools/build_outputs.py SNAPSHOT_PARTS), as a browser opens six connections to an HTTP/1.1 host and
  * the core, the standard library and the packs are downloading on the others (bench/README.md, "Start-up design
- * decisions"). They finish within moments of each other. LZ4 parts are then decoded straight into one buffer
- * (`into` when given: pack.js joined); the compact copy is one zstd frame cut into pieces (tools/pack.py cut),
- * decoded once they are all in, joined back to back.
+ * decisions"). They finish within moments of each other. The parts are one zstd frame cut into pieces
+ * (tools/pack.py cut), decoded once they are all in, joined back to back, into `into` when given (the buffer
+ * Pyodide was handed ahead, python.js: it must be exactly the snapshot's size).
  */
 export async function fetchSnapshot(ctx, urls, into = null) {
   try {
     const parts = await Promise.all(urls.map((url) => fetchBytes(ctx, url)));
-    return joined(parts.every(isContainer) ? parts : [await zstd(backToBack(parts))], into);
+    const bytes = await zstd(backToBack(parts));
+    if (!into) return bytes;
+    if (into.length !== bytes.length) throw new Error(`the snapshot holds ${bytes.length} bytes, not ${into.length}`);
+    into.set(bytes);
+    return into;
   } catch {
     return null;
   }

@@ -5,10 +5,10 @@
 import { OUTPUTS, readWheelsList } from "../../shared/build-outputs.js";
 import { unwrap } from "../pack.js";
 import { expectLoading, fetchBytes, fetchSnapshot, quietly } from "./downloads.js";
-import { compactCopies, snapshotWorthIt } from "./line.js";
+import { snapshotWorthIt } from "./line.js";
 
 /**
- * @typedef {{list: import("../../shared/build-outputs.js").WheelsList, compact: boolean,
+ * @typedef {{list: import("../../shared/build-outputs.js").WheelsList,
  *   restoring: Promise<boolean>, snapshot: Promise<Uint8Array|null>, memory: Promise<Uint8Array|null>,
  *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
  *   Every download start-up needs, each a promise; a pack is null when the build made none.
@@ -26,11 +26,8 @@ export async function requestFiles(ctx) {
   if (!response.ok) throw new Error(`pyodide/${OUTPUTS.wheelsList}: HTTP ${response.status}`);
   const list = readWheelsList(await response.json());
   ctx.deltaBytes = list.snapshotDeltaBytes; // core.js keeps that much of the core's initial memory
-  const compact = compactCopies(ctx, list);
-  const named = (name) => ctx.index + name + (compact ? OUTPUTS.compactSuffix : "");
-  const restoring = list.snapshot.length
-    ? snapshotWorthIt(ctx, compact ? list.snapshotCompactBytes : list.snapshotBytes)
-    : Promise.resolve(false);
+  const named = (name) => ctx.index + name;
+  const restoring = list.snapshot.length ? snapshotWorthIt(ctx, list.snapshotBytes) : Promise.resolve(false);
   // The buffer the snapshot is decoded into, made as soon as the restore is decided when the build says its size:
   // Pyodide is handed it at once and creates its memory and module while the parts download (python.js).
   const memory = restoring.then((yes) => (yes && list.snapshotSize > 0 ? new Uint8Array(list.snapshotSize) : null));
@@ -54,15 +51,14 @@ export async function requestFiles(ctx) {
     ? quietly(first.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
   const afterCore = asked.then(() => ctx.coreNearlyIn.promise);
   const files = {
-    list, compact, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack, afterCore),
+    list, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack, afterCore),
     wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(ctx, new URL(`tl/${OUTPUTS.judgeZip}`, ctx.assets).href),
   };
   files.numpyPack?.then(() => ctx.mark("numpyIn"), () => {});
   files.judgeZip.then(() => ctx.mark("judgeIn"), () => {});
   restoring.then((restore) => {
-    const snapshotBytes = compact ? list.snapshotCompactBytes : list.snapshotBytes;
-    expectLoading(ctx, (compact ? list.startCompactBytes : list.startBytes) - (restore ? 0 : snapshotBytes),
+    expectLoading(ctx, list.startBytes - (restore ? 0 : list.snapshotBytes),
       Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, ctx.coreIn.promise]));
   }, () => {});
   return files;

@@ -5,10 +5,10 @@
  * offline copy fetches the snapshot afterwards, for the visits after. The figures behind each threshold:
  * bench/README.md, "Start-up design decisions".
  *
- * Which copies travel is not the line's to choose (issue 41): the compact (zstd) copies of the snapshot and the
- * packs are fetched on every line, and kept by the offline copy. They decode as fast as the LZ4 ones did on a fast
- * line (localhost ready, bench/README.md "One copy for every line"), so a guess between the two only cost bytes:
- * a fast-looking line took 2.8 MB more before ready.
+ * Which copies travel is not the line's to choose (issue 41): the snapshot and the packs have one copy, a zstd
+ * frame, fetched on every line and kept by the offline copy. It decodes as fast as the LZ4 copies did on a fast
+ * line (localhost ready, bench/README.md "One copy for every line"), which the build no longer makes: a guess
+ * between the two only cost bytes, a fast-looking line taking 2.8 MB more before ready.
  *
  * The line's speed is what the start-up downloads (the core, the standard library) have brought in since their
  * first byte, per ms, read once it can be told: when MEASURE_BYTES have come in, when `coreIn` settles (core.js:
@@ -84,13 +84,6 @@ export function counted(ctx, response, whenIn = () => {}, nearly = null) {
 async function lineSpeed(meter) {
   await meter.measured;
   return meter.first ? meter.bytes / Math.max(1, performance.now() - meter.first) : Infinity;
-}
-
-/** Whether the compact copies (tools/pack.py compact) are fetched: whenever the build made them, unless the worker's
- * name forces the LZ4 ones (`start=snapshot`, for the tests of that decoder). Decided at once, with no measure
- * (the packs still wait for the measure's other decision, files.js says why). */
-export function compactCopies({ chosen }, list) {
-  return list.compact && chosen !== "snapshot";
 }
 
 /** Whether restoring a snapshot of `bytes` beats starting cold on this line. */
