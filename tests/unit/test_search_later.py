@@ -37,6 +37,17 @@ def test_the_page_uses_the_same_channel():
     assert f"const SEARCH_CHANNEL = {json.dumps(search_later.CHANNEL)};" in main
 
 
+def test_the_pages_hold_on_the_index_request_ends_with_the_shims():
+    """overrides/main.html holds the theme's request for the search index back until the same "start" (its inline
+    script, before any of the site's scripts): on the same channel, and after the same fallback, or the index would
+    be fetched while the worker still waits, or the other way round."""
+    html = (search_later.Path(__file__).resolve().parents[2] / "overrides" / "main.html").read_text()
+    script = html[html.index('<script data-tl="search-later">'):]
+    script = script[:script.index("</script>")]
+    assert f"new BroadcastChannel({json.dumps(search_later.CHANNEL)})" in script
+    assert f"setTimeout(start, {search_later.START_AFTER_MS})" in script
+
+
 HARNESS = r"""
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
