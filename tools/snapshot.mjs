@@ -8,7 +8,8 @@
 // (tools/snapshot.py runs both: `measure` lists the standard library's files that start-up imports, from which it
 // makes the start-up zip, and the judge's wheels' modules the snapshot holds; `make` makes the snapshot against exactly that zip, as the worker starts with it (issue
 // 30), as a delta against the core's initial memory (web/src/shared/snapshot-delta.js; the delta's length and
-// checksum go to the .json), and tools/snapshot.py compresses the output into one zstd frame cut into pieces, tools/pack.py)
+// checksum go to the .json), and tools/snapshot.py compresses the output into one zstd frame cut into pieces,
+// tools/pack.py)
 //
 // numpy cannot be in the snapshot: its compiled extension modules are separate WebAssembly instances that a
 // memory snapshot does not capture (Pyodide 0.27 fails with "Unexpected hiwire entry"), so the worker still

@@ -45,7 +45,8 @@ def test_both_sides_share_the_runtime_settings_and_the_starts():
     assert node("console.log(JSON.stringify(outputs.RUNTIME));") == build_outputs.RUNTIME
     chosen = node("console.log(JSON.stringify(['start=cold', 'start=compact', 'start=warm', 'x', ''].map("
                   "outputs.startChosen).concat(outputs.STARTS.map(outputs.startName))));")
-    assert chosen == ["cold", "", "", "", "", "start=cold", "start=snapshot"], "compact, a start of older builds, is none"
+    assert chosen == ["cold", "", "", "", "", "start=cold", "start=snapshot"], \
+        "compact, a start of older builds, is none"
 
 
 def test_the_judge_writes_where_the_snapshot_was_warmed():

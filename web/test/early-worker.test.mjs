@@ -34,7 +34,8 @@ function earlyWorker(value) {
   return { ...started[0], storage };
 }
 
-const INVALID = [null, "", "warm", "COLD", " cold", "cold\n", "start=cold", "cold|snapshot", "snapshotx", "xcompact", "compact"];
+const INVALID = [null, "", "warm", "COLD", " cold", "cold\n", "start=cold", "cold|snapshot", "snapshotx", "xcompact",
+  "compact"];
 
 test("the template starts one worker early, a module worker at the site's assets/tl/tl-worker.js", () => {
   assert.equal(EARLY.length, 1);

@@ -20,7 +20,7 @@ const SAYS_NOTHING = hex("28b52ffd000029000068656c6c6f");
 const HELLO = "hello, hello, hello, hello!".repeat(3);
 const FILES = [["numpy/__init__.py", enc.encode("x = 1\n")], ["numpy/core/a.so", new Uint8Array([0, 97, 115, 109])]];
 
-test("a pack's files come back in order with their bytes; a file that is not a zstd frame is taken as it is", async () => {
+test("a pack's files come back in order with their bytes; a file that is not a zstd frame is as it is", async () => {
   const raw = makePack(FILES);
   for (const got of [entries(await unwrap(raw)), entries(unwrapNow(raw))]) {
     assert.deepEqual(got.map(([p]) => p), ["numpy/__init__.py", "numpy/core/a.so"]);
@@ -56,13 +56,14 @@ test("a zstd frame's declared size is read from each header layout", () => {
   const frame = (descriptor, ...rest) => Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, descriptor, ...rest]);
   assert.equal(contentSize(frame(0x20, 200)), 200, "single segment, 1 byte");
   assert.equal(contentSize(frame(0x40, 0x58, 0x01, 0x02)), 0x0201 + 256, "window byte, then 2 bytes plus 256");
-  assert.equal(contentSize(frame(0xa1, 7, 0x00, 0x00, 0xe0, 0x01)), 0x01e00000, "single segment, a 1-byte dictionary id, 4 bytes");
+  assert.equal(contentSize(frame(0xa1, 7, 0x00, 0x00, 0xe0, 0x01)), 0x01e00000,
+    "single segment, a 1-byte dictionary id, 4 bytes");
   assert.equal(contentSize(frame(0xe0, 1, 0, 0, 0, 1, 0, 0, 0)), 2 ** 32 + 1, "8 bytes");
   assert.equal(contentSize(frame(0x80, 0x58, 1, 2)), -1, "cut short");
   assert.equal(contentSize(Uint8Array.from([1, 2, 3, 4, 5, 6])), -1, "not zstd");
 });
 
-test("a zstd frame decodes to the size it declares; a damaged or silent one is an error, never other bytes", async () => {
+test("a zstd frame decodes to the size it declares; a damaged or silent one is an error, not other bytes", async () => {
   await zstdReady();
   assert.equal(new TextDecoder().decode(zstdNow(SAYS_SIZE)), HELLO);
   assert.throws(() => zstdNow(SAYS_SIZE.subarray(0, SAYS_SIZE.length - 6)), /damaged zstd frame/);

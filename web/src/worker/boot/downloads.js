@@ -46,12 +46,10 @@ export async function fetchBytes(ctx, url) {
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
   // Read as it arrives, to count it (the progress bar); one copy at the end, of a few MB at most.
   const chunks = [];
-  let size = 0;
   for (const reader = response.body.getReader(); ;) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
-    size += value.byteLength;
     arrived(ctx, value.byteLength);
   }
   // One chunk that is the whole of its buffer is the file as it is; a chunk may also be a view into a larger
@@ -59,13 +57,7 @@ export async function fetchBytes(ctx, url) {
   if (chunks.length === 1 && chunks[0].byteOffset === 0 && chunks[0].byteLength === chunks[0].buffer.byteLength) {
     return chunks[0];
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
+  return backToBack(chunks);
 }
 
 /**
