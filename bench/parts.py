@@ -100,7 +100,9 @@ def parts(site: Path, lesson: str = LESSON) -> list[Part]:
     stdlib = info.get("stdlib") or "python_stdlib.zip"
     slow, fast = _compact(py, stdlib)
     fast = slow if info.get("stdlib") else fast  # the start-up part always travels as its zstd frame
-    out.append(Part("standard library", _zip_raw(py / stdlib), slow, fast))
+    # Since issue 41's fifth step (the list says `stdlib_bytes`) a start restored from the snapshot fetches the
+    # start-up part after ready (web/src/worker/boot/later.js deferStdlib).
+    out.append(Part("standard library", _zip_raw(py / stdlib), slow, fast, bool(snap and info.get("stdlib_bytes"))))
     out.extend(p for p in (_packed(py, "numpy pack", info.get("numpy", "")),
                            _packed(py, "judge wheels pack", info.get("wheels_pack", ""))) if p)
     loader = "pyodide.asm.mjs.zst" if (py / "pyodide.asm.mjs.zst").is_file() else "pyodide.asm.mjs.gz"

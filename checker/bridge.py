@@ -177,7 +177,11 @@ def warm(workdir: str = WORKDIR) -> str:
     """A throwaway check of a test of the judge's own, with no learner code: the judge's and pytest's code run
     once; its status ("passed"). The snapshot's build runs it to import what pytest loads lazily
     (tools/snapshot.mjs); the worker runs it while numpy's pack is still on its way, so that the browser compiles
-    the interpreter's hot code well before the first real check (web/src/worker/boot/boot.js warmWhileWaiting)."""
+    the interpreter's hot code well before the first real check (web/src/worker/boot/boot.js warmWhileWaiting).
+    It runs as every real check does, without pytest looking for installed plugins (judge_ready): looking reads
+    every distribution's metadata, the standard library's zip among them, which a restored worker fetches only
+    after ready (web/src/worker/boot/later.js deferStdlib)."""
+    os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     return judge.check(tests={"test_warm.py": WARM_TEST}, files={"warm.py": "X = 1\n"}, learner="warm.py",
                        workdir=workdir, names=["test_warm"])["status"]
 

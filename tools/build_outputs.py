@@ -116,9 +116,11 @@ class WheelsList:
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
     numpy_dynlibs: the extension modules numpy's first imports load, paths under site-packages, in the order
                  they load (tools/numpy_archive.mjs); the worker loads them ahead of the import
-    start_bytes: everything a start that restores the snapshot downloads (the core and its loader compressed,
-                 the standard library, the snapshot's parts, the packs, the judge's zip), which the worker shows
-                 progress against
+    start_bytes: everything a start that restores the snapshot downloads before ready (the core and its loader
+                 compressed, the snapshot's parts, the packs, the judge's zip), which the worker shows progress
+                 against
+    stdlib_bytes: the start-up standard library's zstd frame, which a cold start downloads as well (a start that
+                 restores the snapshot, after ready: web/src/worker/boot/later.js deferStdlib)
     optional:    packages loaded only when learner code imports them (OptionalPackage)
     stdlib:      the start-up standard library (STDLIB_START), which the worker starts with, when the build made it
     stdlib_rest, numpy_rest, wheels_rest: the rest of the standard library, of numpy and of the judge's wheels,
@@ -141,6 +143,7 @@ class WheelsList:
     snapshot_size: int = 0
     numpy_dynlibs: tuple[str, ...] = field(default_factory=tuple)
     start_bytes: int = 0
+    stdlib_bytes: int = 0
     stdlib: str = ""
     stdlib_rest: str = ""
     numpy_rest: str = ""
@@ -161,7 +164,8 @@ class WheelsList:
                snapshot_bytes: int = 0, snapshot_size: int = 0, numpy_dynlibs: tuple[str, ...] = (),
                start_bytes: int = 0, **later: object) -> WheelsList:
         """This list with the snapshot's parts and the packs named (`later`: the fields of issue 30, stdlib,
-        stdlib_rest, numpy_rest, later_stdlib, later_numpy, snapshot_delta_bytes, snapshot_delta_sum)."""
+        stdlib_bytes, stdlib_rest, numpy_rest, later_stdlib, later_numpy, snapshot_delta_bytes,
+        snapshot_delta_sum)."""
         lists = {k: tuple(v) for k, v in later.items() if k.startswith("later_")}  # type: ignore[arg-type]
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
                        snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size,
@@ -192,7 +196,7 @@ def read_wheels_list(assets: Path) -> WheelsList:
             raise ValueError(f"{assets / WHEELS_LIST}: {key} is not a list of module names")
         later[key] = tuple(modules)
     later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest", "wheels_rest")})
-    later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum")})
+    later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum", "stdlib_bytes")})
     lock = data.get("lock") or {}
     if not (isinstance(lock, dict) and (not lock or isinstance(lock.get("packages"), dict))):
         raise ValueError(f"{assets / WHEELS_LIST}: lock is not a lock file's packages")

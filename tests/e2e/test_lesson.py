@@ -278,6 +278,47 @@ def test_modules_that_arrive_after_ready_can_be_imported_at_once(page, fixture_u
     assert requests.count("xhr") == (0 if when == "fetched after ready" else 2), requests
 
 
+START_STDLIB = re.compile(r".*/python_stdlib-start\.zip(\.zst)?$")  # its zstd frame, or the zip itself
+START_SOURCES = """import fractions, inspect, json, traceback
+print(inspect.getsource(json.dumps).splitlines()[0])
+try:
+    fractions.Fraction(1, 0)
+except ZeroDivisionError:
+    print(traceback.format_exc())
+"""
+
+
+@pytest.mark.parametrize("when", ["fetched after ready", "needed before it arrives"])
+def test_the_start_up_standard_library_comes_after_ready_and_its_sources_read_at_once(page, fixture_url, when):
+    """Python restored from the snapshot holds every module of the start-up standard library, imported, so the
+    file comes after ready (web/src/worker/boot/later.js deferStdlib). Code that reads those modules' sources
+    (inspect, a traceback's lines) before it has come waits for it: forced here by failing the worker's own request,
+    so that the file's first opening fetches it itself. Either way the sources read."""
+    requests = []
+
+    def start_part(route):
+        requests.append(route.request.resource_type)
+        route.abort() if when != "fetched after ready" and route.request.resource_type != "xhr" else route.continue_()
+    page.context.route(START_STDLIB, start_part)
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    assert page.evaluate("window.tinyllm.python.timeline.snapshot") is True
+    if when == "fetched after ready":
+        page.wait_for_function("() => window.tinyllm.python.status.handedOff", timeout=60_000)
+        marks = page.evaluate("window.tinyllm.python.timeline.marks")
+        assert marks["pytestReady"] < marks["stdlibIn"], marks
+    set_code(page, SLUG, START_SOURCES)
+    cell(page, SLUG).locator("button.tl-run").click()
+    assert wait_result(page, SLUG) == "ok", failures(page, SLUG)
+    out = cell(page, SLUG).locator(".tl-output").inner_text()
+    assert "def dumps(obj, *, skipkeys=False" in out, out
+    assert "raise ZeroDivisionError('Fraction(%s, 0)' % numerator)" in out, out
+    # As for the later parts above: the worker's own requests, and the opening's synchronous one only when the
+    # worker's failed (the spare worker may make more of each).
+    assert requests.count("fetch") >= 1, requests
+    assert requests.count("xhr") == (0 if when == "fetched after ready" else 1), requests
+
+
 def edited(source: str, find: str, replace: str) -> str:
     assert source.count(find) == 1, f"the fixture's reference no longer has {find!r} once"
     return source.replace(find, replace)

@@ -72,7 +72,7 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   loaded), `bytes` their size.
  * @typedef {{pyodide: string, wheels: string[], snapshot: string[], numpyPack: string, wheelsPack: string,
  *   optional: OptionalPackage[], snapshotBytes: number, snapshotSize: number, numpyDynlibs: string[],
- *   startBytes: number,
+ *   startBytes: number, stdlibBytes: number,
  *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
  *   wheelsRest: string, laterWheels: string[],
  *   snapshotDeltaBytes: number, snapshotDeltaSum: number, lock: object|null}} WheelsList
@@ -83,8 +83,9 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   pack, replacing `wheels`) are "" when the build made none;
  *   `snapshot` and `optional` are [] when it has none. `numpyDynlibs`: the extension modules
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
- *   `startBytes`: what a start that restores the snapshot downloads, 0 when not known: the start-up progress bar's
- *   total.
+ *   `startBytes`: what a start that restores the snapshot downloads before ready, 0 when not known: the start-up
+ *   progress bar's total; `stdlibBytes`: the start-up standard library's zstd frame, which a cold start downloads
+ *   as well (a restored one after ready), or 0.
  *   `stdlib`: the start-up standard library (OUTPUTS.stdlibStart) or ""; `stdlibRest` and `numpyRest`: the rest of
  *   the standard library and of numpy, fetched after ready, or "" (issue 30), and `wheelsRest` the judge's wheels'
  *   sources that the snapshot holds the modules of; `laterStdlib`, `laterNumpy` and `laterWheels`: the module
@@ -121,6 +122,7 @@ export function readWheelsList(data) {
     wheelsPack: name("wheels_pack"), optional: (data.optional || []).map(optionalPackage),
     snapshotBytes: Number(data.snapshot_bytes) || 0, snapshotSize: Number(data.snapshot_size) || 0,
     numpyDynlibs: [...(data.numpy_dynlibs || [])], startBytes: Number(data.start_bytes) || 0,
+    stdlibBytes: Number(data.stdlib_bytes) || 0,
     stdlib: name("stdlib"), stdlibRest: name("stdlib_rest"), numpyRest: name("numpy_rest"),
     laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
     wheelsRest: name("wheels_rest"), laterWheels: [...(data.later_wheels || [])],

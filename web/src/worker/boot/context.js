@@ -24,7 +24,7 @@ export function signal() {
  */
 export const MARKS = Object.freeze({
   coreIn: "the core's compressed copy downloaded",
-  stdlibIn: "the start-up standard library downloaded and decoded",
+  stdlibIn: "the start-up standard library downloaded and decoded (after ready when restored: later.js)",
   coreCompiled: "the core decoded and compiled",
   decided: "the line's measure: restore the snapshot or start cold",
   judgeIn: "the judge's files downloaded",
@@ -47,7 +47,9 @@ export const MARKS = Object.freeze({
  * @typedef {{post: (msg: object) => void, fatal: (message: string) => void, t0: number, assets: URL, index: string,
  *   chosen: string, loading: import("./downloads.js").Loading, line: import("./line.js").Meter,
  *   coreIn: Signal, coreNearlyIn: Signal, snapshotAsked: Signal, handoffs: Promise<void>[], deltaBytes: number,
- *   initialMemory: Uint8Array|null, marks: Record<string, number>, mark: (name: string) => void}} Boot
+ *   initialMemory: Uint8Array|null, stdlib: () => Promise<Uint8Array>, stdlibLater: boolean,
+ *   deferredStdlib: import("./later.js").DeferredStdlib|null,
+ *   marks: Record<string, number>, mark: (name: string) => void}} Boot
  *   `post` and `fatal`: how the worker reports (a message to the page; a start-up that failed for good);
  *   `t0`: when start-up began, for the times the page is told; `assets`: the site's assets/ folder, `index`:
  *   Pyodide's files in it; `chosen`: the start the worker's name forces, or ""; `coreIn`: settles once the core
@@ -55,6 +57,9 @@ export const MARKS = Object.freeze({
  *   loader waits for it: core.js runLoader); `handoffs`: each copy being written for the service worker;
  *   `deltaBytes`: how much of the core's initial memory the snapshot is a delta against (the wheels list says),
  *   and `initialMemory` that much of it, kept as the core is instantiated (core.js) for python.js to undo it;
+ *   `stdlib()`: the start-up standard library, requested on the first call (core.js); `stdlibLater`: Pyodide is
+ *   handed an empty file in its place, as Python is being restored from the snapshot (python.js), and
+ *   `deferredStdlib` that file, filled after ready (later.js deferStdlib);
  *   `mark(name)` notes, once, that the step `name` (MARKS) has just ended, in `marks` (ms since the epoch).
  */
 
@@ -78,6 +83,7 @@ export function createContext({ post, fatal }, scope = self) {
     chosen: startChosen(scope.name),
     loading: noneArrived(), line: createMeter(coreIn.promise), coreIn, coreNearlyIn: signal(), snapshotAsked: signal(),
     handoffs: [],
-    deltaBytes: 0, initialMemory: null, marks, mark,
+    deltaBytes: 0, initialMemory: null, stdlib: null, stdlibLater: false, deferredStdlib: null,
+    marks, mark,
   };
 }

@@ -1,8 +1,10 @@
 /**
- * The core, the standard library and the loader, requested as the worker starts. Pyodide requests its core and its
- * standard library only once it has the snapshot in hand, so their download and the core's compilation would wait
- * for the snapshot's download; requested here at once, the core compiles in the background while the snapshot
- * arrives, and Pyodide's own requests for these two files are answered from here (answerPyodide). The core comes
+ * The core and the loader, requested as the worker starts. Pyodide requests its core only once it has the snapshot
+ * in hand, so its download and compilation would wait for the snapshot's download; requested here at once, the
+ * core compiles in the background while the snapshot arrives, and Pyodide's own requests for the core and the
+ * standard library are answered from here (answerPyodide). The start-up standard library is requested only when
+ * it is needed (`ctx.stdlib`): before a cold start; after ready when Python is restored from the snapshot, which
+ * holds every module of it already imported (later.js deferStdlib). The core comes
  * as a zstd frame and the loader gzipped (tools/precompress.py): much less to download (bench/README.md, "Start-up
  * design decisions").
  */
@@ -28,27 +30,31 @@ export function requestCore(ctx) {
   const core = compileCore(ctx, realFetch, wasmURL);
   core.catch(() => {}); // Pyodide then fetches and compiles the core itself
   const loader = runLoader(ctx, realFetch);
-  const stdlib = fetchStdlib(ctx, realFetch, stdlibURL);
-  stdlib.catch(() => {});
+  let stdlib = null;
+  ctx.stdlib = () => {
+    if (!stdlib) {
+      stdlib = fetchStdlib(ctx, realFetch, stdlibURL);
+      stdlib.then(() => ctx.mark("stdlibIn"), () => {});
+    }
+    return stdlib;
+  };
   core.then(ctx.coreIn.settle, ctx.coreIn.settle); // without the gzipped copy: once compiled
   ctx.coreIn.promise.then(ctx.coreNearlyIn.settle); // whichever copy came
   ctx.coreIn.promise.then(() => ctx.mark("coreIn"));
   core.then(() => ctx.mark("coreCompiled"), () => {});
-  stdlib.then(() => ctx.mark("stdlibIn"), () => {});
-  answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL });
+  answerPyodide(ctx, { realFetch, core, wasmURL, stdlibURL });
   return loader;
 }
 
-/** The start-up standard library (a stored zip) from its zstd frame, as a response Pyodide takes; else as it is. */
+/** The start-up standard library (a stored zip) from its zstd frame; else the zip itself. */
 async function fetchStdlib(ctx, realFetch, stdlibURL) {
   try {
     const response = await realFetch(stdlibURL + OUTPUTS.compactSuffix);
-    if (response.ok) {
-      const zip = await zstd(new Uint8Array(await counted(ctx, response).arrayBuffer()));
-      return new Response(zip, { headers: { "Content-Type": "application/zip" } });
-    }
+    if (response.ok) return await zstd(new Uint8Array(await counted(ctx, response).arrayBuffer()));
   } catch { /* the zip itself */ }
-  return counted(ctx, await realFetch(stdlibURL));
+  const response = await realFetch(stdlibURL);
+  if (!response.ok) throw new Error(`${stdlibURL}: HTTP ${response.status}`);
+  return new Uint8Array(await counted(ctx, response).arrayBuffer());
 }
 
 /** The text of the loader from its zstd frame (precompress.py), or null. */
@@ -121,20 +127,20 @@ async function runLoader(ctx, realFetch) {
 }
 
 /**
- * Answer Pyodide's own requests for the standard library (the response already on its way, once) and the core
+ * Answer Pyodide's own requests for the standard library (an empty file while `ctx.stdlibLater`, which Python
+ * restored from the snapshot reads only after ready, later.js; else the download ctx.stdlib began) and the core
  * (a stub response that `WebAssembly.instantiateStreaming` recognises and instantiates from the module compiled
  * here), by patching `fetch` and `WebAssembly.instantiateStreaming`; any other request, or one these cannot
  * answer, goes to the network. The core's initial memory is kept as it is instantiated (keepInitialMemory).
  */
-function answerPyodide(ctx, { realFetch, core, stdlib, wasmURL, stdlibURL }) {
-  let stdlibOnce = stdlib;
+function answerPyodide(ctx, { realFetch, core, wasmURL, stdlibURL }) {
   const stubs = new WeakSet();
+  const zip = (bytes) => new Response(bytes, { headers: { "Content-Type": "application/zip" } });
   self.fetch = (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
-    if (url === stdlibURL && stdlibOnce) {
-      const response = stdlibOnce;
-      stdlibOnce = null; // handed over once; a later request (a cold restart) fetches afresh
-      return response.catch(() => realFetch(input, init));
+    if (url === stdlibURL) {
+      if (ctx.stdlibLater) return Promise.resolve(zip(new Uint8Array(0)));
+      return ctx.stdlib().then(zip, () => realFetch(input, init));
     }
     if (url === wasmURL) {
       return core.then(() => {

@@ -1,6 +1,7 @@
 /**
  * The files start-up needs besides the core: the wheels list read, then the snapshot (when worth restoring), the
- * packs and the judge requested, so their downloads overlap the interpreter's start.
+ * packs and the judge requested, so their downloads overlap the interpreter's start; the start-up standard library
+ * only for a cold start.
  */
 import { OUTPUTS, readWheelsList } from "../../shared/build-outputs.js";
 import { unwrap } from "../pack.js";
@@ -57,9 +58,12 @@ export async function requestFiles(ctx) {
   };
   files.numpyPack?.then(() => ctx.mark("numpyIn"), () => {});
   files.judgeZip.then(() => ctx.mark("judgeIn"), () => {});
+  // A cold start needs the start-up standard library before Python starts: requested as soon as that is known. A
+  // start restored from the snapshot reads it only after ready (later.js deferStdlib).
   restoring.then((restore) => {
-    expectLoading(ctx, list.startBytes - (restore ? 0 : list.snapshotBytes),
-      Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, ctx.coreIn.promise]));
+    const stdlib = restore ? null : ctx.stdlib();
+    expectLoading(ctx, list.startBytes + (restore ? 0 : list.stdlibBytes - list.snapshotBytes),
+      Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, ctx.coreIn.promise, stdlib]));
   }, () => {});
   return files;
 }

@@ -19,6 +19,7 @@
  */
 import { OUTPUTS, RUNTIME } from "../../shared/build-outputs.js";
 import { checksum, xorMemory } from "../../shared/snapshot-delta.js";
+import { deferStdlib } from "./later.js";
 
 const quiet = () => {};
 
@@ -46,10 +47,15 @@ export async function startPython(ctx, files, loader) {
       ctx.initialMemory = null;
       module.fit(b.length);
     }, () => {});
+    // Every module of the start-up standard library is in the snapshot, imported: Pyodide is handed an empty file
+    // in its place (core.js answerPyodide), which later.js deferStdlib fills after ready, or at its first opening.
+    ctx.stdlibLater = true;
     try {
       const py = await loadPyodide({ ...options, _loadSnapshot: memory ?? bytes, fsInit });
+      ctx.deferredStdlib = deferStdlib(ctx, py.FS);
       return { py: forgetSnapshot(py), restored: true };
     } catch { /* no snapshot, or one this runtime cannot use: start cold instead */ }
+    ctx.stdlibLater = false;
   }
   return { py: await loadPyodide(options), restored: false };
 }
