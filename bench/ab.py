@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench import engines
 
-ROWS = ["coreIn", "coreCompiled", "snapshotIn", "restored", "warmed", "numpyIn", "numpyWritten", "numpyCompiled",
+ROWS = ["coreIn", "stdlibIn", "coreCompiled", "snapshotIn", "restored", "warmed", "numpyIn", "numpyWritten", "numpyCompiled",
         "numpyFirstImport", "pytestReady"]
 
 
