@@ -248,26 +248,34 @@ except np.linalg.LinAlgError:
 """
 
 
+def run_with_worker_requests(page, fixture_url, files: re.Pattern, failing: bool, code: str) -> tuple[list, str, dict]:
+    """Open the lesson with the worker's own requests for `files` failing when `failing` (a synchronous request,
+    xhr, still goes through), else once they are in (handed off); then Run `code`. Returns the resource type of
+    every request for `files`, the cell's output, and the worker's marks as they were before the Run."""
+    requests = []
+
+    def answer(route):
+        requests.append(route.request.resource_type)
+        route.abort() if failing and route.request.resource_type != "xhr" else route.continue_()
+    page.context.route(files, answer)
+    page.goto(fixture_url + LESSON)
+    wait_python(page, SLUG)
+    if not failing:
+        page.wait_for_function("() => window.tinyllm.python.status.handedOff", timeout=60_000)
+    marks = page.evaluate("window.tinyllm.python.timeline.marks")
+    set_code(page, SLUG, code)
+    cell(page, SLUG).locator("button.tl-run").click()
+    assert wait_result(page, SLUG) == "ok", failures(page, SLUG)
+    return requests, cell(page, SLUG).locator(".tl-output").inner_text(), marks
+
+
 @pytest.mark.parametrize("when", ["fetched after ready", "needed before they arrive"])
 def test_modules_that_arrive_after_ready_can_be_imported_at_once(page, fixture_url, when):
     """The rest of the standard library and of numpy arrive after ready (web/src/worker/boot/later.js). An import
     that needs them before they arrive waits for them (checker/later.py): forced here by failing the worker's own
     request for them, so that the import fetches them itself. Either way the modules import, and a traceback
     through numpy shows numpy's lines (its sources are in the rest)."""
-    requests = []
-
-    def later_part(route):
-        requests.append(route.request.resource_type)
-        route.abort() if when != "fetched after ready" and route.request.resource_type != "xhr" else route.continue_()
-    page.context.route(LATER, later_part)
-    page.goto(fixture_url + LESSON)
-    wait_python(page, SLUG)
-    if when == "fetched after ready":
-        page.wait_for_function("() => window.tinyllm.python.status.handedOff", timeout=60_000)
-    set_code(page, SLUG, ARRIVES_LATER)
-    cell(page, SLUG).locator("button.tl-run").click()
-    assert wait_result(page, SLUG) == "ok", failures(page, SLUG)
-    out = cell(page, SLUG).locator(".tl-output").inner_text()
+    requests, out, _ = run_with_worker_requests(page, fixture_url, LATER, when != "fetched after ready", ARRIVES_LATER)
     assert "2 [1.0, 1.0]" in out
     assert "raise LinAlgError('Last 2 dimensions of the array must be square')" in out, out
     # The worker's own requests (fetch), and only when those failed the import's synchronous ones (xhr). More
@@ -294,29 +302,17 @@ def test_the_start_up_standard_library_comes_after_ready_and_its_sources_read_at
     file comes after ready (web/src/worker/boot/later.js deferStdlib). Code that reads those modules' sources
     (inspect, a traceback's lines) before it has come waits for it: forced here by failing the worker's own request,
     so that the file's first opening fetches it itself. Either way the sources read."""
-    requests = []
-
-    def start_part(route):
-        requests.append(route.request.resource_type)
-        route.abort() if when != "fetched after ready" and route.request.resource_type != "xhr" else route.continue_()
-    page.context.route(START_STDLIB, start_part)
-    page.goto(fixture_url + LESSON)
-    wait_python(page, SLUG)
+    failing = when != "fetched after ready"
+    requests, out, marks = run_with_worker_requests(page, fixture_url, START_STDLIB, failing, START_SOURCES)
     assert page.evaluate("window.tinyllm.python.timeline.snapshot") is True
-    if when == "fetched after ready":
-        page.wait_for_function("() => window.tinyllm.python.status.handedOff", timeout=60_000)
-        marks = page.evaluate("window.tinyllm.python.timeline.marks")
+    if not failing:
         assert marks["pytestReady"] < marks["stdlibIn"], marks
-    set_code(page, SLUG, START_SOURCES)
-    cell(page, SLUG).locator("button.tl-run").click()
-    assert wait_result(page, SLUG) == "ok", failures(page, SLUG)
-    out = cell(page, SLUG).locator(".tl-output").inner_text()
     assert "def dumps(obj, *, skipkeys=False" in out, out
     assert "raise ZeroDivisionError('Fraction(%s, 0)' % numerator)" in out, out
     # As for the later parts above: the worker's own requests, and the opening's synchronous one only when the
     # worker's failed (the spare worker may make more of each).
     assert requests.count("fetch") >= 1, requests
-    assert requests.count("xhr") == (0 if when == "fetched after ready" else 1), requests
+    assert requests.count("xhr") == (1 if failing else 0), requests
 
 
 def edited(source: str, find: str, replace: str) -> str:
