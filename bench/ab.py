@@ -17,8 +17,8 @@ from pathlib import Path
 
 from bench import engines
 
-ROWS = ["coreIn", "stdlibIn", "coreCompiled", "snapshotIn", "restored", "warmed", "numpyIn", "numpyWritten", "numpyCompiled",
-        "numpyFirstImport", "pytestReady"]
+ROWS = ["coreIn", "stdlibIn", "coreCompiled", "snapshotIn", "restored", "warmed", "numpyIn", "numpyWritten",
+        "numpyCompiled", "numpyFirstImport", "pytestReady"]
 
 
 def one_run(engine: str, play, url: str, network: dict | None) -> dict:

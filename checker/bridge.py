@@ -173,15 +173,21 @@ def site_packages() -> str:
 WARM_TEST = "def test_warm():\n    assert True\n"
 
 
+def no_plugin_autoload() -> None:
+    """Tell pytest not to look for installed plugins, as `ol` and validation tell it (checker/isolation.py
+    child_environment): the browser has none, and looking reads every distribution's metadata in the WebAssembly
+    file system on each check (~25 ms a check, measured under Node.js), the standard library's zip among them,
+    which a restored worker fetches only after ready (web/src/worker/boot/later.js deferStdlib)."""
+    os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
 def warm(workdir: str = WORKDIR) -> str:
     """A throwaway check of a test of the judge's own, with no learner code: the judge's and pytest's code run
     once; its status ("passed"). The snapshot's build runs it to import what pytest loads lazily
     (tools/snapshot.mjs); the worker runs it while numpy's pack is still on its way, so that the browser compiles
     the interpreter's hot code well before the first real check (web/src/worker/boot/boot.js warmWhileWaiting).
-    It runs as every real check does, without pytest looking for installed plugins (judge_ready): looking reads
-    every distribution's metadata, the standard library's zip among them, which a restored worker fetches only
-    after ready (web/src/worker/boot/later.js deferStdlib)."""
-    os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    It runs as every real check does, without pytest looking for installed plugins (no_plugin_autoload)."""
+    no_plugin_autoload()
     return judge.check(tests={"test_warm.py": WARM_TEST}, files={"warm.py": "X = 1\n"}, learner="warm.py",
                        workdir=workdir, names=["test_warm"])["status"]
 
@@ -202,11 +208,8 @@ def numpy_ready() -> None:
 
 
 def judge_ready() -> None:
-    """Import pytest and the judge's speed-ups, and add pytest's modules to the tamper baseline.
-
-    pytest is told not to look for installed plugins, as `ol` and validation tell it (ol/checkrun.py,
-    authoring/validate.py): the browser has none, and looking scans every distribution's metadata in the
-    WebAssembly file system on each check (~25 ms a check, measured under Node.js)."""
-    os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    """Import pytest and the judge's speed-ups, and add pytest's modules to the tamper baseline; from here on
+    pytest looks for no installed plugins (no_plugin_autoload)."""
+    no_plugin_autoload()
     judge.prepare()
     integrity.arm()

@@ -84,7 +84,8 @@ export function boot(report) {
     // 6. What start-up did not need (later.js: with the start-up standard library, when restored), then the
     // hand-off.
     // `allHere`: every later module written (a learner's worker waits for it, then cuts itself off: confine.js)
-    session.allHere = fetchLater(ctx, session, later, ctx.deferredStdlib).then(() => ctx.mark("laterWritten")).catch(() => {});
+    session.allHere = fetchLater(ctx, session, later, ctx.deferredStdlib)
+      .then(() => ctx.mark("laterWritten")).catch(() => {});
     session.allHere.then(() => handedOff(ctx)).then(() => ready(ctx, STAGE.pytest, { handedOff: true }));
     return session;
   });

@@ -17,7 +17,7 @@ import { extract, unwrap, unwrapNow } from "../pack.js";
 import { fetchBytes } from "./downloads.js";
 
 /**
- * @typedef {{path: string, written: boolean, write: (bytes: Uint8Array) => void}} DeferredStdlib
+ * @typedef {{written: boolean, write: (bytes: Uint8Array) => void}} DeferredStdlib
  *   the start-up standard library's file in Pyodide's file system, empty until `write` fills it (once)
  */
 
@@ -39,7 +39,7 @@ export function deferStdlib(ctx, FS) {
   const node = FS.lookupPath(path).node;
   const ops = node.stream_ops; // shared by every file of its file system: this file gets its own, opening first
   const stdlib = {
-    path, written: false,
+    written: false,
     write(bytes) {
       if (stdlib.written) return;
       stdlib.written = true; // before writing, which opens the file again
