@@ -18,7 +18,7 @@ from pathlib import Path
 from bench import engines
 
 ROWS = ["coreIn", "stdlibIn", "coreCompiled", "snapshotIn", "restored", "warmed", "numpyIn", "numpyWritten",
-        "numpyCompiled", "numpyFirstImport", "pytestReady"]
+        "numpyCompiled", "numpyFirstImport", "numpyMoreIn", "numpyMoreWritten", "pytestReady"]
 
 
 def one_run(engine: str, play, url: str, network: dict | None) -> dict:

@@ -198,7 +198,11 @@ def numpy_ready() -> None:
     import fractions  # noqa: F401
     import math  # noqa: F401
 
-    import numpy  # noqa: F401
+    import numpy
+
+    # The worker writes numpy's second part (numpy.random...) after `import numpy` listed numpy's folders
+    # (web/src/worker/boot/numpy.js).
+    later.forget_listings(list(numpy.__path__))
     import numpy.linalg  # noqa: F401
     import numpy.random  # noqa: F401
 

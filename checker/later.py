@@ -60,9 +60,14 @@ class Later:
         if self.here:
             return
         self.here = True
-        for key, finder in list(sys.path_importer_cache.items()):
-            if finder is not None and any(str(key).startswith(d) for d in self.dirs):
-                finder.invalidate_caches()
+        forget_listings(self.dirs)
+
+
+def forget_listings(dirs: list[str]) -> None:
+    """Files were written under these folders after Python's finders listed them: let them list them again."""
+    for key, finder in list(sys.path_importer_cache.items()):
+        if finder is not None and any(str(key).startswith(d) for d in dirs):
+            finder.invalidate_caches()
 
 
 _finder: list[Later] = []  # one at most; a list, so that installing it rebinds no global

@@ -113,6 +113,8 @@ class WheelsList:
     snapshot_size: the snapshot's size once decoded (its frame's header says it): Pyodide's memory is made
                  that size, so the worker can create it while the parts are still downloading
     numpy:       numpy's pack, which replaces its wheel
+    numpy_first_bytes: the length of its first zstd frame, when it has two (issue 41): what `import numpy`
+                 loads, which the worker imports while the second (numpy.random...) downloads; 0: one frame
     wheels_pack: the judge's wheels as one pack, which replaces `wheels`
     numpy_dynlibs: the extension modules numpy's first imports load, paths under site-packages, in the order
                  they load (tools/numpy_archive.mjs); the worker loads them ahead of the import
@@ -153,6 +155,7 @@ class WheelsList:
     later_wheels: tuple[str, ...] = field(default_factory=tuple)
     snapshot_delta_bytes: int = 0
     snapshot_delta_sum: int = 0
+    numpy_first_bytes: int = 0
     lock: dict = field(default_factory=dict)
 
     def optional_files(self) -> set[str]:
@@ -165,7 +168,7 @@ class WheelsList:
                start_bytes: int = 0, **later: object) -> WheelsList:
         """This list with the snapshot's parts and the packs named (`later`: the fields of issue 30, stdlib,
         stdlib_bytes, stdlib_rest, numpy_rest, later_stdlib, later_numpy, snapshot_delta_bytes,
-        snapshot_delta_sum)."""
+        snapshot_delta_sum, numpy_first_bytes)."""
         lists = {k: tuple(v) for k, v in later.items() if k.startswith("later_")}  # type: ignore[arg-type]
         return replace(self, snapshot=tuple(snapshot), numpy=numpy, wheels_pack=wheels_pack,
                        snapshot_bytes=snapshot_bytes, snapshot_size=snapshot_size,
@@ -196,7 +199,8 @@ def read_wheels_list(assets: Path) -> WheelsList:
             raise ValueError(f"{assets / WHEELS_LIST}: {key} is not a list of module names")
         later[key] = tuple(modules)
     later.update({k: str(data.get(k) or "") for k in ("stdlib", "stdlib_rest", "numpy_rest", "wheels_rest")})
-    later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum", "stdlib_bytes")})
+    later.update({k: int(data.get(k) or 0) for k in ("snapshot_delta_bytes", "snapshot_delta_sum", "stdlib_bytes",
+                                                  "numpy_first_bytes")})
     lock = data.get("lock") or {}
     if not (isinstance(lock, dict) and (not lock or isinstance(lock.get("packages"), dict))):
         raise ValueError(f"{assets / WHEELS_LIST}: lock is not a lock file's packages")

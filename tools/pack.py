@@ -57,12 +57,16 @@ def content_size(frame: bytes) -> int:
 
 
 def decompress(data: bytes) -> bytes:
-    """The bytes a zstd frame holds."""
+    """The bytes a zstd frame holds; ValueError when `data` is not exactly one frame."""
     import zstandard
 
     if not data.startswith(ZSTD_MAGIC):
         raise ValueError("not a zstd frame")
-    return zstandard.ZstdDecompressor().decompress(data)
+    reader = zstandard.ZstdDecompressor().decompressobj()
+    raw = reader.decompress(data)
+    if not reader.eof or reader.unused_data:
+        raise ValueError(f"not one whole zstd frame ({len(reader.unused_data)} bytes after it)")
+    return raw
 
 
 def pack(files: Iterable[tuple[str, bytes]]) -> bytes:
@@ -78,8 +82,11 @@ def pack(files: Iterable[tuple[str, bytes]]) -> bytes:
     return compress(MAGIC + struct.pack("<I", len(header)) + header + b"".join(blobs))
 
 
-def unpack(data: bytes) -> dict[str, bytes]:
-    """Read a pack back (for tests and tools; the browser has its own reader)."""
+def unpack(data: bytes, first: int = 0) -> dict[str, bytes]:
+    """Read a pack back (for tests and tools; the browser has its own reader); `first`: the length of its first
+    frame when it has two (numpy's, the wheels list's numpy_first_bytes), each a pack of its own."""
+    if first:
+        return {**unpack(data[:first]), **unpack(data[first:])}
     raw = decompress(data)
     if not raw.startswith(MAGIC):
         raise ValueError("pack: not a TLPK1 pack")

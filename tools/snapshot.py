@@ -30,6 +30,7 @@ NUMPY_JSON = "numpy.json"  # numpy_archive.mjs: {stdlib, dynlibs, later} (see th
 KEEP = 3  # snapshots kept in the cache
 DELTA_JSON = "delta.json"  # snapshot.mjs: {bytes, sum} of the initial memory the snapshot is a delta against
 LATER_JSON = "later.json"  # the module names of the parts that arrive after ready, for the wheels list
+NUMPY_FIRST = "numpy-first.txt"  # the length of the first frame of numpy's start-up pack
 
 
 class SnapshotError(RuntimeError):
@@ -126,9 +127,13 @@ def _make(assets: Path, checker_zip: Path, info: build_outputs.WheelsList, cours
                            strict=True):
         (tmp / name).write_bytes(piece)
     (tmp / "snapshot.bin").unlink()
-    (tmp / names["numpy"]).write_bytes(pack.from_zips([tmp / "numpy-start.zip"]))
+    # numpy's start-up pack in two frames, back to back in one file: what `import numpy` loads, then the rest of
+    # start-up (tools/numpy_archive.mjs); the wheels list says where the second begins.
+    first, more = (pack.from_zips([tmp / f"numpy-start{part}.zip"]) for part in ("", "-more"))
+    (tmp / names["numpy"]).write_bytes(first + more)
+    (tmp / NUMPY_FIRST).write_text(str(len(first)))
     (tmp / names["numpy_rest"]).write_bytes(pack.from_zips([tmp / "numpy-rest.zip"]))
-    for leftover in ("numpy-start.zip", "numpy-rest.zip", "course.json", "stdlib-start.json"):
+    for leftover in ("numpy-start.zip", "numpy-start-more.zip", "numpy-rest.zip", "course.json", "stdlib-start.json"):
         (tmp / leftover).unlink()
     start, later, later_wheels = split_wheels([assets / w for w in info.wheels], set(measured["wheels"]))
     (tmp / names["wheels_pack"]).write_bytes(pack.pack(start))
@@ -170,7 +175,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     packed = (*parts, names["numpy"], names["wheels_pack"])
     outputs = (*packed, names["numpy_rest"], names["wheels_rest"],
                build_outputs.STDLIB_START, build_outputs.STDLIB_START + build_outputs.COMPACT_SUFFIX,
-               build_outputs.STDLIB_REST, NUMPY_JSON, DELTA_JSON, LATER_JSON)
+               build_outputs.STDLIB_REST, NUMPY_FIRST, NUMPY_JSON, DELTA_JSON, LATER_JSON)
     key = _key(assets, checker_zip, info, numpy_wheel, course, cache)
     if not all((key / name).is_file() for name in outputs):
         tmp = key.with_suffix(".tmp")
@@ -183,7 +188,7 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
     # course) import different modules, so their snapshots differ and would evict each other.
     for old in sorted((p for p in cache.iterdir() if p != key), key=lambda p: p.stat().st_mtime)[:-(KEEP - 1)]:
         shutil.rmtree(old) if old.is_dir() else old.unlink()
-    for name in outputs[:-3]:
+    for name in outputs[:-4]:
         shutil.copyfile(key / name, assets / name)
     later = json.loads((key / LATER_JSON).read_text(encoding="utf-8"))
     delta = json.loads((key / DELTA_JSON).read_text(encoding="utf-8"))
@@ -194,7 +199,8 @@ def build(assets: Path, checker_zip: Path, cache: Path = REPO / ".cache" / "snap
         numpy_dynlibs=tuple(json.loads((key / NUMPY_JSON).read_text(encoding="utf-8"))["dynlibs"]),
         **start_sizes(assets, checker_zip, packed), stdlib=build_outputs.STDLIB_START,
         stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=names["numpy_rest"], wheels_rest=names["wheels_rest"],
-        snapshot_delta_bytes=delta["bytes"], snapshot_delta_sum=delta["sum"], **later))
+        snapshot_delta_bytes=delta["bytes"], snapshot_delta_sum=delta["sum"],
+        numpy_first_bytes=int((key / NUMPY_FIRST).read_text()), **later))
     return parts
 
 

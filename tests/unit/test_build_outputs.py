@@ -83,7 +83,7 @@ def test_the_service_worker_is_given_the_shared_names_and_no_one_writes_them_aga
         stdlib_rest=build_outputs.STDLIB_REST, numpy_rest=build_outputs.numpy_rest_pack("2.0.2"),
         later_stdlib=("statistics", "xml.dom"), later_numpy=("numpy.fft",), wheels_rest=build_outputs.WHEELS_REST,
         later_wheels=("_pytest.main",), snapshot_delta_bytes=3_820_316,
-        snapshot_delta_sum=4_000_000_000, lock={"info": {"abi_version": "2026_0"}, "packages": {"numpy": {}}}),
+        snapshot_delta_sum=4_000_000_000, numpy_first_bytes=1_352_001, lock={"info": {"abi_version": "2026_0"}, "packages": {"numpy": {}}}),
     WheelsList("0.27.7", ("pytest-8.3.5-py3-none-any.whl",), optional=(build_outputs.OptionalPackage(
         "matplotlib", ("matplotlib", "mpl_toolkits"), ("matplotlib-3.8.4-x.whl", "six-1.16.0-py2.py3-none-any.whl"),
         123),)),
@@ -105,7 +105,7 @@ def test_what_python_writes_javascript_reads(tmp_path, written):
                     "laterStdlib": list(written.later_stdlib), "laterNumpy": list(written.later_numpy),
                     "wheelsRest": written.wheels_rest, "laterWheels": list(written.later_wheels),
                     "snapshotDeltaBytes": written.snapshot_delta_bytes, "snapshotDeltaSum": written.snapshot_delta_sum,
-                    "lock": written.lock or None}
+                    "numpyFirstBytes": written.numpy_first_bytes, "lock": written.lock or None}
 
 
 @needs_node

@@ -55,6 +55,15 @@ def test_trailing_bytes_and_other_formats_are_refused():
         pack.unpack(pack.compress(b"PK\x03\x04" + raw))
 
 
+def test_two_frames_back_to_back_read_as_one_pack_given_where_the_second_begins():
+    first, second = pack.pack(FILES[:1]), pack.pack(FILES[1:])
+    assert pack.unpack(first + second, first=len(first)) == dict(FILES)
+    with pytest.raises(ValueError, match="bytes after it"):
+        pack.unpack(first + second)  # not silently the first frame alone
+    with pytest.raises(ValueError, match="not one whole zstd frame"):
+        pack.unpack(first + second, first=len(first) - 1)  # the first frame cut short
+
+
 def test_from_zips_merges_archives_without_folders(tmp_path):
     for name, members in (("a.whl", {"pkg/__init__.py": b"A", "pkg/": b""}), ("b.zip", {"other/x.txt": b"B"})):
         with zipfile.ZipFile(tmp_path / name, "w") as zf:

@@ -52,3 +52,17 @@ test("without a pack nothing is compiled, and loading goes on as before", async 
   const original = WebAssembly.instantiate;
   assert.equal(await withCompiled(compiled, async () => WebAssembly.instantiate === original), true);
 });
+
+test("the second part of numpy's pack is compiled from its own pack, unmarked, and a missing one is none", async () => {
+  const b = wasm("random");
+  const marks = [];
+  const files = { numpyPack: Promise.resolve(makePack([["numpy/a.so", wasm("ax")]])),
+    list: { numpyDynlibs: ["numpy/a.so", "numpy/random/b.so"] } };
+  const more = await compileAhead({ mark: (name) => marks.push(name) }, files,
+    Promise.resolve(makePack([["numpy/random/b.so", b]])), false);
+  assert.deepEqual([...more.keys()], [b.length], "only the second part's module");
+  assert.ok((await more.get(b.length)[0].module) instanceof WebAssembly.Module);
+  assert.equal((await compileAhead({ mark: (name) => marks.push(name) }, files, Promise.resolve(null), false)).size, 0);
+  await new Promise((resolve) => { setTimeout(resolve, 10); });
+  assert.deepEqual(marks, [], "no mark for the second part");
+});

@@ -75,12 +75,13 @@ export const startName = (start) => (STARTS.includes(start) ? `start=${start}` :
  *   startBytes: number, stdlibBytes: number,
  *   stdlib: string, stdlibRest: string, numpyRest: string, laterStdlib: string[], laterNumpy: string[],
  *   wheelsRest: string, laterWheels: string[],
- *   snapshotDeltaBytes: number, snapshotDeltaSum: number, lock: object|null}} WheelsList
+ *   snapshotDeltaBytes: number, snapshotDeltaSum: number, numpyFirstBytes: number, lock: object|null}} WheelsList
  *   `snapshot`: the memory snapshot's parts in order (one zstd frame of it cut into pieces, tools/pack.py cut,
  *   downloaded side by side), `snapshotBytes` their total size, `snapshotSize` the snapshot's once decoded (0: not
  *   known); every pack, like the snapshot, is one zstd frame (tools/pack.py);
  *   `numpyPack` (numpy repacked with its bytecode, replacing its wheel) and `wheelsPack` (the judge's wheels as one
- *   pack, replacing `wheels`) are "" when the build made none;
+ *   pack, replacing `wheels`) are "" when the build made none; `numpyFirstBytes`: the length of the first of
+ *   numpy's pack's two frames (what `import numpy` loads; the second holds the rest of start-up), 0: one frame;
  *   `snapshot` and `optional` are [] when it has none. `numpyDynlibs`: the extension modules
  *   numpy's first imports load, paths under site-packages in the order they load (tools/numpy_archive.mjs), or [].
  *   `startBytes`: what a start that restores the snapshot downloads before ready, 0 when not known: the start-up
@@ -127,6 +128,7 @@ export function readWheelsList(data) {
     laterStdlib: [...(data.later_stdlib || [])], laterNumpy: [...(data.later_numpy || [])],
     wheelsRest: name("wheels_rest"), laterWheels: [...(data.later_wheels || [])],
     snapshotDeltaBytes: Number(data.snapshot_delta_bytes) || 0, snapshotDeltaSum: Number(data.snapshot_delta_sum) || 0,
+    numpyFirstBytes: Number(data.numpy_first_bytes) || 0,
     lock: data.lock && typeof data.lock === "object" && data.lock.packages ? data.lock : null,
   };
 }

@@ -54,7 +54,9 @@ export function boot(report) {
   files.catch(ctx.snapshotAsked.settle);
   // numpy's extension modules, compiled off this thread as soon as its pack is in.
   const ahead = files.then((f) => compileAhead(ctx, f));
+  const aheadMore = files.then((f) => compileAhead(ctx, f, f.numpyMore, false));
   ahead.catch(() => {});
+  aheadMore.catch(() => {});
   const stages = {};
   // 3. Python started, restored from the snapshot or cold, and the judge installed: "python".
   let later = null;
@@ -70,7 +72,7 @@ export function boot(report) {
   // 4. numpy from its pack: "numpy", Run works.
   stages[STAGE.numpy] = stages[STAGE.python].then(async (session) => {
     await warmWhileWaiting(ctx, session, (await files).numpyPack);
-    await loadNumpy(ctx, session, await files, ahead);
+    await loadNumpy(ctx, session, await files, ahead, aheadMore);
     ctx.mark("numpyImported");
     ready(ctx, STAGE.numpy);
     return session;

@@ -39,19 +39,30 @@ export function expectLoading(ctx, total, allIn) {
   });
 }
 
-/** The bytes at `url`, counted as they arrive; throws when they cannot be had. */
-export async function fetchBytes(ctx, url) {
+/**
+ * The bytes at `url`, counted as they arrive; throws when they cannot be had. `head(bytes)`, when given, is called
+ * once with a copy of the first `headBytes` of them as soon as they are in (before the rest), or with all of them
+ * when the file is no longer.
+ */
+export async function fetchBytes(ctx, url, { headBytes = 0, head = null } = {}) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  if (!response.body) return headed(new Uint8Array(await response.arrayBuffer()), headBytes, head);
   // Read as it arrives, to count it (the progress bar); one copy at the end, of a few MB at most.
   const chunks = [];
+  let received = 0;
   for (const reader = response.body.getReader(); ;) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     arrived(ctx, value.byteLength);
+    received += value.byteLength;
+    if (head && headBytes && received >= headBytes) {
+      head(backToBack(chunks).slice(0, headBytes));
+      head = null;
+    }
   }
+  if (head) head(backToBack(chunks));
   // One chunk that is the whole of its buffer is the file as it is; a chunk may also be a view into a larger
   // buffer (Firefox hands those out for files from its cache), which the readers of packs must not be given.
   if (chunks.length === 1 && chunks[0].byteOffset === 0 && chunks[0].byteLength === chunks[0].buffer.byteLength) {
@@ -80,6 +91,12 @@ export async function fetchSnapshot(ctx, urls, into = null) {
   } catch {
     return null;
   }
+}
+
+/** `bytes`, after handing `head` (fetchBytes) its first `headBytes`. */
+function headed(bytes, headBytes, head) {
+  head?.(headBytes && headBytes < bytes.length ? bytes.slice(0, headBytes) : bytes);
+  return bytes;
 }
 
 /** The bytes of `pieces`, in order, in one buffer. */

@@ -11,8 +11,12 @@ import { snapshotWorthIt } from "./line.js";
 /**
  * @typedef {{list: import("../../shared/build-outputs.js").WheelsList,
  *   restoring: Promise<boolean>, snapshot: Promise<Uint8Array|null>, memory: Promise<Uint8Array|null>,
- *   numpyPack: Promise<Uint8Array>|null, wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
- *   Every download start-up needs, each a promise; a pack is null when the build made none.
+ *   numpyPack: Promise<Uint8Array>|null, numpyMore: Promise<Uint8Array|null>|null,
+ *   wheelsPack: Promise<Uint8Array>|null, judgeZip: Promise<Uint8Array>}} Files
+ *   Every download start-up needs, each a promise; a pack is null when the build made none. numpy's pack comes
+ *   in two frames, each a pack, in one file (tools/snapshot.py): `numpyPack` is the first, what `import numpy`
+ *   loads, decoded as soon as it is in, and `numpyMore` the second, the rest of start-up (numpy.random...), which
+ *   resolves to null when the build made one frame.
  */
 
 /**
@@ -51,19 +55,38 @@ export async function requestFiles(ctx) {
   const unpacked = (name, first = asked) => (name
     ? quietly(first.then(() => Promise.all([fetchBytes(ctx, named(name)), after])).then(([b]) => unwrap(b))) : null);
   const afterCore = asked.then(() => ctx.coreNearlyIn.promise);
+  const numpy = list.numpyPack ? numpyFrames(ctx, named(list.numpyPack), list.numpyFirstBytes, afterCore, after) : {};
   const files = {
-    list, restoring, snapshot, memory, numpyPack: unpacked(list.numpyPack, afterCore),
+    list, restoring, snapshot, memory, numpyPack: numpy.first || null, numpyMore: numpy.more || null,
     wheelsPack: unpacked(list.wheelsPack),
     judgeZip: fetchBytes(ctx, new URL(`tl/${OUTPUTS.judgeZip}`, ctx.assets).href),
   };
   files.numpyPack?.then(() => ctx.mark("numpyIn"), () => {});
+  files.numpyMore?.then((more) => more && ctx.mark("numpyMoreIn"), () => {});
   files.judgeZip.then(() => ctx.mark("judgeIn"), () => {});
   // A cold start needs the start-up standard library before Python starts: requested as soon as that is known. A
   // start restored from the snapshot reads it only after ready (later.js deferStdlib).
   restoring.then((restore) => {
     const stdlib = restore ? null : ctx.stdlib();
     expectLoading(ctx, list.startBytes + (restore ? 0 : list.stdlibBytes - list.snapshotBytes),
-      Promise.allSettled([snapshot, files.numpyPack, files.wheelsPack, files.judgeZip, ctx.coreIn.promise, stdlib]));
+      Promise.allSettled([snapshot, files.numpyPack, files.numpyMore, files.wheelsPack, files.judgeZip,
+        ctx.coreIn.promise, stdlib]));
   }, () => {});
   return files;
+}
+
+/**
+ * numpy's pack, requested once `asked` settles: its first frame (`firstBytes` long) decoded as soon as it and
+ * `after` are in, and the second once the whole file is; with `firstBytes` 0, the whole file is the first and the
+ * second is null.
+ */
+function numpyFrames(ctx, url, firstBytes, asked, after) {
+  let head;
+  const headIn = new Promise((resolve) => { head = resolve; });
+  const whole = asked.then(() => fetchBytes(ctx, url, { headBytes: firstBytes, head }));
+  const headOrFailure = Promise.race([headIn, whole.then(() => headIn)]); // a failed download fails both
+  const first = quietly(Promise.all([headOrFailure, after]).then(([b]) => unwrap(b)));
+  const more = quietly(Promise.all([whole, after])
+    .then(([b]) => (firstBytes && b.length > firstBytes ? unwrap(b.subarray(firstBytes)) : null)));
+  return { first, more };
 }

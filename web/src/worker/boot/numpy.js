@@ -8,25 +8,31 @@ import { entries, extract } from "../pack.js";
 import { loadPackages, markLoaded } from "./packages.js";
 
 /**
- * numpy's extension modules that start-up loads (the wheels list's numpyDynlibs), compiled as soon as numpy's
- * pack is in: WebAssembly compiles off this thread, so this overlaps the snapshot's download and Python's
- * restore, which the loading (preloadExtensions) waits for. Resolves to the compiled modules by their bytes
- * (`matching`), or to none when there is no pack.
+ * numpy's extension modules that start-up loads (the wheels list's numpyDynlibs), compiled as soon as the part of
+ * numpy's pack that holds them is in (`pack`: the first by default; files.js): WebAssembly compiles off this
+ * thread, so this overlaps the downloads and Python's restore, which the loading (preloadExtensions) waits for.
+ * Resolves to the compiled modules by their bytes (`matching`), or to none when there is no such part. `marked`:
+ * whether to mark when all are compiled (the first part's are).
  * @param {import("./context.js").Boot} ctx
  * @param {import("./files.js").Files} files
+ * @param {Promise<Uint8Array|null>|null} [pack]
+ * @param {boolean} [marked]
  * @returns {Promise<Map<number, {bytes: Uint8Array, module: Promise<WebAssembly.Module>}[]>>}
  */
-export async function compileAhead(ctx, files) {
+export async function compileAhead(ctx, files, pack = files.numpyPack, marked = true) {
   const byLength = new Map();
-  if (!files.numpyPack || typeof WebAssembly.compile !== "function") return byLength;
+  if (!pack || typeof WebAssembly.compile !== "function") return byLength;
+  const raw = await pack;
+  if (!raw) return byLength;
   const wanted = new Set(files.list.numpyDynlibs);
-  for (const [path, bytes] of entries(await files.numpyPack)) {
+  for (const [path, bytes] of entries(raw)) {
     if (!wanted.has(path)) continue;
     const module = WebAssembly.compile(bytes);
     module.catch(() => {}); // a module that does not compile here is compiled again, and reported, as it loads
     byLength.set(bytes.length, [...(byLength.get(bytes.length) || []), { bytes, module }]);
   }
-  Promise.allSettled([...byLength.values()].flat().map((c) => c.module)).then(() => ctx.mark("numpyCompiledAhead"));
+  Promise.allSettled([...byLength.values()].flat().map((c) => c.module))
+    .then(() => marked && ctx.mark("numpyCompiledAhead"));
   return byLength;
 }
 
@@ -69,22 +75,33 @@ export async function withCompiled(compiled, load) {
 }
 
 /**
+ * numpy written from its pack's first part and imported, then the second part (numpy.random and the rest of what
+ * start-up imports) written, which was downloading meanwhile (files.js); then numpy_ready. When the second part is
+ * in as soon as the first (localhost, a repeat visit), both are written and their extension modules loaded
+ * together, before the import: each loading walks every symbol the interpreter knows once (preloadExtensions).
  * @param {import("./context.js").Boot} ctx
  * @param {import("./judge.js").Session} session
  * @param {import("./files.js").Files} files
  * @param {ReturnType<typeof compileAhead>} [ahead]  numpy's extension modules being compiled meanwhile
+ * @param {ReturnType<typeof compileAhead>} [aheadMore]  those of the second part
  */
-export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new Map())) {
+export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new Map()),
+  aheadMore = Promise.resolve(new Map())) {
   if (files.numpyPack) {
     try {
-      extract(session.py.FS, await files.numpyPack, session.sitePackages);
-      markLoaded(session.py, ["numpy"]);
-      ctx.mark("numpyWritten");
-      const compiled = await ahead.catch(() => new Map());
-      await withCompiled(compiled, () => preloadExtensions(session, files.list.numpyDynlibs));
+      const first = await files.numpyPack;
+      const more = await inAlready(files.numpyMore);
+      const now = more ? [[first, ahead], [more, aheadMore]] : [[first, ahead]];
+      await writeParts(session, files, now, () => {
+        markLoaded(session.py, ["numpy"]);
+        ctx.mark("numpyWritten");
+        if (more) ctx.mark("numpyMoreWritten");
+      });
       ctx.mark("numpyCompiled");
       session.py.pyimport("numpy");
       ctx.mark("numpyFirstImport");
+      const after = more === undefined ? await files.numpyMore : null;
+      if (after) await writeParts(session, files, [[after, aheadMore]], () => ctx.mark("numpyMoreWritten"));
     } catch (err) {
       session.loadErrors.push(`${files.list.numpyPack}: ${err.message}`);
     }
@@ -97,6 +114,34 @@ export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new
   } catch (err) {
     throw new Error(`numpy could not be loaded: ${session.loadErrors.join("; ") || err.message}`);
   }
+}
+
+/** What `promise` resolved to if it has already (null for no promise), else undefined (not yet, or it failed:
+ * awaited, it then says why), without waiting for it. */
+async function inAlready(promise) {
+  if (!promise) return null;
+  let value;
+  promise.then((v) => { value = v; }, () => {});
+  await new Promise((resolve) => { setTimeout(resolve, 0); });
+  return value;
+}
+
+/**
+ * Parts of numpy's pack ([pack, its modules compiled ahead], ...) written into site-packages (`written()` called
+ * then), and the extension modules of the list that they hold loaded ahead, in the list's order.
+ */
+async function writeParts(session, files, parts, written) {
+  const held = new Set();
+  const compiled = new Map();
+  for (const [pack, ahead] of parts) {
+    extract(session.py.FS, pack, session.sitePackages);
+    for (const [path] of entries(pack)) held.add(path);
+    for (const [length, modules] of await ahead.catch(() => new Map())) {
+      compiled.set(length, [...(compiled.get(length) || []), ...modules]);
+    }
+  }
+  written();
+  await withCompiled(compiled, () => preloadExtensions(session, files.list.numpyDynlibs.filter((p) => held.has(p))));
 }
 
 /**
