@@ -192,17 +192,18 @@ def warm(workdir: str = WORKDIR) -> str:
                        workdir=workdir, names=["test_warm"])["status"]
 
 
-def numpy_ready() -> None:
+def numpy_ready(late: bool = False) -> None:
     """Import numpy and what hidden tests import with it, then take the tamper baseline, before any learner code
-    runs, so that replacing any of them later is noticed. Raises when numpy cannot be imported."""
+    runs, so that replacing any of them later is noticed. Raises when numpy cannot be imported. `late`: the worker
+    wrote numpy's second part (numpy.random...) after `import numpy` listed numpy's folders
+    (web/src/worker/boot/numpy.js), which must then be listed again."""
     import fractions  # noqa: F401
     import math  # noqa: F401
 
     import numpy
 
-    # The worker writes numpy's second part (numpy.random...) after `import numpy` listed numpy's folders
-    # (web/src/worker/boot/numpy.js).
-    later.forget_listings(list(numpy.__path__))
+    if late:
+        later.forget_listings(list(numpy.__path__))
     import numpy.linalg  # noqa: F401
     import numpy.random  # noqa: F401
 

@@ -81,3 +81,29 @@ def test_a_package_whose_folder_is_there_already_is_not_taken_for_a_namespace_pa
     import tlns
     assert tlns.__file__ is not None and tlns.W == 4
     assert parts == ["now"]
+
+
+def test_forget_listings_finds_a_module_written_after_its_folder_was_listed(tmp_path, monkeypatch):
+    """numpy's second part (numpy.random...) is written after `import numpy` listed numpy's folders
+    (checker/bridge.py numpy_ready, late): a folder whose listing is cached, and whose time did not move (the
+    file system's clock is coarse), hides a module written since, until its finder forgets the listing."""
+    import importlib
+    import os
+
+    pkg = tmp_path / "pkg_listed"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "first.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("pkg_listed.first")
+    stamp = os.stat(pkg).st_mtime_ns
+    (pkg / "second.py").write_text("Y = 2\n")
+    os.utime(pkg, ns=(stamp, stamp))  # as if within the same tick of the clock
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("pkg_listed.second")
+        later.forget_listings([str(pkg)])
+        assert importlib.import_module("pkg_listed.second").Y == 2
+    finally:
+        for name in ("pkg_listed", "pkg_listed.first", "pkg_listed.second"):
+            sys.modules.pop(name, None)

@@ -32,7 +32,8 @@ function session() {
       reportUndefinedSymbols: () => events.push("resolve"),
     },
   };
-  return { events, py, sitePackages: "/site", loadErrors: [], bridge: { numpyReady: () => events.push("numpy_ready") } };
+  return { events, py, sitePackages: "/site", loadErrors: [],
+    bridge: { numpyReady: (late) => events.push(late ? "numpy_ready (late)" : "numpy_ready") } };
 }
 
 const ctx = () => ({ marks: [], mark(name) { this.marks.push(name); } });
@@ -50,7 +51,7 @@ test("a second part still on its way is written after `import numpy`, then numpy
   arrive(MORE);
   await loading;
   assert.deepEqual(s.events.slice(5), ["write numpy/random/__init__.pyc", "write numpy/random/_pcg64.so",
-    "load numpy/random/_pcg64.so", "resolve", "numpy_ready"]);
+    "load numpy/random/_pcg64.so", "resolve", "numpy_ready (late)"], "numpy's folders listed again");
   assert.deepEqual(c.marks, ["numpyWritten", "numpyCompiled", "numpyFirstImport", "numpyMoreWritten"]);
   assert.equal(s.py.loadedPackages.numpy, "default channel");
 });

@@ -87,6 +87,7 @@ export async function withCompiled(compiled, load) {
  */
 export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new Map()),
   aheadMore = Promise.resolve(new Map())) {
+  let late = false; // the second part written after `import numpy` listed numpy's folders
   if (files.numpyPack) {
     try {
       const first = await files.numpyPack;
@@ -95,13 +96,17 @@ export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new
       await writeParts(session, files, now, () => {
         markLoaded(session.py, ["numpy"]);
         ctx.mark("numpyWritten");
-        if (more) ctx.mark("numpyMoreWritten");
       });
       ctx.mark("numpyCompiled");
+      if (more) ctx.mark("numpyMoreWritten");
       session.py.pyimport("numpy");
       ctx.mark("numpyFirstImport");
       const after = more === undefined ? await files.numpyMore : null;
-      if (after) await writeParts(session, files, [[after, aheadMore]], () => ctx.mark("numpyMoreWritten"));
+      if (after) {
+        await writeParts(session, files, [[after, aheadMore]], () => {});
+        ctx.mark("numpyMoreWritten");
+      }
+      late = Boolean(after);
     } catch (err) {
       session.loadErrors.push(`${files.list.numpyPack}: ${err.message}`);
     }
@@ -110,20 +115,17 @@ export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new
   }
   // loadPackage does not fail on a corrupt wheel; importing is the real test.
   try {
-    session.bridge.numpyReady();
+    session.bridge.numpyReady(late);
   } catch (err) {
     throw new Error(`numpy could not be loaded: ${session.loadErrors.join("; ") || err.message}`);
   }
 }
 
 /** What `promise` resolved to if it has already (null for no promise), else undefined (not yet, or it failed:
- * awaited, it then says why), without waiting for it. */
+ * awaited, it then says why), without waiting for it: of two settled promises, race takes the first listed. */
 async function inAlready(promise) {
   if (!promise) return null;
-  let value;
-  promise.then((v) => { value = v; }, () => {});
-  await new Promise((resolve) => { setTimeout(resolve, 0); });
-  return value;
+  return Promise.race([promise, Promise.resolve(undefined)]).catch(() => undefined);
 }
 
 /**
