@@ -21,6 +21,8 @@ SNAPSHOT_PARTS = 3                   # the snapshot travels in this many parts, 
 WHEELS_PACK = "judge-wheels.pack.zst"  # in assets/pyodide/: the files start-up needs (see snapshot.py split_wheels)
 WHEELS_REST = "judge-wheels-rest.pack.zst"  # the sources of the modules the snapshot holds, fetched after ready
 JUDGE_ZIP = "checker.zip"            # in assets/tl/: the judge's files (tools/bundle.py judge_files: all of checker/)
+ZSTD_WASM = "zstd.wasm"              # in assets/tl/: zstd's decoder, beside the worker's script (web/build.mjs)
+ZSTD_LICENCE = "zstd.wasm.LICENSE.txt"  # and its licence (BSD), which travels with it
 STDLIB = "python_stdlib.zip"          # in assets/pyodide/: Pyodide's standard library, whole (the bare page's)
 STDLIB_START = "python_stdlib-start.zip"    # the modules start-up imports, which the worker starts with (issue 30):
                                             # a stored zip, which travels as its zstd frame (+ COMPACT_SUFFIX)

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from authoring import validate
 from course import manifest
-from tools import bundle, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting, search_later, snapshot
+from tools import (bundle, build_outputs, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting,
+                   search_later, snapshot)
 from authoring.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
 WEB_BUILD = REPO / "build" / "web"
-WEB_FILES = ("tl.js", "tl-worker.js", "tl.css")
+WEB_FILES = ("tl.js", "tl-worker.js", "tl.css", build_outputs.ZSTD_WASM)
 
 
 class StepError(Exception):

@@ -1,8 +1,11 @@
 // Bundle the front end with esbuild into build/web/: tl.js (page) and its chunks, tl-worker.js (Python worker), tl.css
-// (widgets + KaTeX, with KaTeX's fonts copied next to it). No CDN: every byte comes from node_modules.
+// (widgets + KaTeX, with KaTeX's fonts copied next to it), zstd.wasm (the worker's decoder). No CDN: every byte comes
+// from node_modules.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { OUTPUTS } from "./src/shared/build-outputs.js";
+import { zstdLicence, zstdWasm } from "./zstd-wasm.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const out = `${root}build/web`;
@@ -20,4 +23,7 @@ await build({
   ...common, entryPoints: { tl: "web/src/page/tl.css" }, outdir: out,
   loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" }, assetNames: "fonts/[name]",
 });
+// zstd's decoder beside the worker's script, which fetches it as it starts (web/src/worker/zstd.js), with its licence.
+writeFileSync(`${out}/${OUTPUTS.zstdWasm}`, zstdWasm());
+writeFileSync(`${out}/${OUTPUTS.zstdLicence}`, zstdLicence());
 console.log(`bundled into ${out}`);

@@ -37,7 +37,8 @@ def test_both_sides_name_the_same_files():
                      "stdlibStart": build_outputs.STDLIB_START, "coreZst": build_outputs.CORE_ZST,
                      "loaderZst": build_outputs.LOADER_ZST,
                      "loaderGz": build_outputs.LOADER_GZ, "compactSuffix": build_outputs.COMPACT_SUFFIX,
-                     "authoringDir": build_outputs.AUTHORING_DIR}
+                     "authoringDir": build_outputs.AUTHORING_DIR, "zstdWasm": build_outputs.ZSTD_WASM,
+                     "zstdLicence": build_outputs.ZSTD_LICENCE}
 
 
 @needs_node

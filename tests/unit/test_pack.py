@@ -79,6 +79,9 @@ def test_the_browsers_reader_reads_what_python_writes(tmp_path):
     (tmp_path / "p.pack").write_bytes(pack.pack(files))
     script = f"""
         import {{ unwrap, entries }} from {json.dumps((REPO / 'web/src/worker/pack.js').as_uri())};
+        import {{ zstdReady }} from {json.dumps((REPO / 'web/src/worker/zstd.js').as_uri())};
+        import {{ zstdWasm }} from {json.dumps((REPO / 'web/zstd-wasm.mjs').as_uri())};
+        await zstdReady(zstdWasm());
         import {{ readFileSync }} from "node:fs";
         const raw = await unwrap(new Uint8Array(readFileSync({json.dumps(str(tmp_path / 'p.pack'))})));
         console.log(JSON.stringify(entries(raw).map(([p, b]) => [p, b.length, b.reduce((s, x) => s + x, 0)])));
@@ -102,10 +105,11 @@ def test_the_snapshot_travels_as_one_frame_cut_into_pieces_and_the_worker_joins_
             (tmp_path / f"{name}-{i}").write_bytes(part)
     script = f"""
         import {{ fetchSnapshot, noneArrived }} from {json.dumps((REPO / 'web/src/worker/boot/downloads.js').as_uri())};
+        import {{ zstdReady }} from {json.dumps((REPO / 'web/src/worker/zstd.js').as_uri())};
+        import {{ zstdWasm }} from {json.dumps((REPO / 'web/zstd-wasm.mjs').as_uri())};
         import {{ readFileSync }} from "node:fs";
-        const real = globalThis.fetch;  // zstd's decoder fetches its own module from a data: address
-        globalThis.fetch = async (url) => (url.startsWith("data:") ? real(url)
-          : new Response(readFileSync({json.dumps(str(tmp_path))} + "/" + url)));
+        await zstdReady(zstdWasm());  // the worker fetches it as it starts (core.js)
+        globalThis.fetch = async (url) => new Response(readFileSync({json.dumps(str(tmp_path))} + "/" + url));
         const ctx = {{ post: () => {{}}, t0: 0, loading: noneArrived() }};
         const sum = (b) => (b ? [b.length, b.reduce((s, x) => (s * 31 + x) % 1000003, 0)] : null);
         const out = {{}};

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { entries, extract, unwrap, unwrapNow } from "../src/worker/pack.js";
 import { contentSize, zstdNow, zstdReady } from "../src/worker/zstd.js";
+import { zstdWasm } from "../zstd-wasm.mjs";
 
 // Packs written by hand from the format tools/pack.py documents; tests/unit/test_pack.py reads what the real
 // writer produces (zstd frames) with this reader.
@@ -26,7 +27,7 @@ test("a pack's files come back in order with their bytes; a file that is not a z
     assert.deepEqual(got.map(([p]) => p), ["numpy/__init__.py", "numpy/core/a.so"]);
     assert.deepEqual([...got[1][1]], [0, 97, 115, 109]);
   }
-  await zstdReady();
+  await zstdReady(zstdWasm());
   assert.equal(new TextDecoder().decode(await unwrap(SAYS_SIZE)), HELLO);
   assert.equal(new TextDecoder().decode(unwrapNow(SAYS_SIZE)), HELLO);
 });
@@ -64,7 +65,7 @@ test("a zstd frame's declared size is read from each header layout", () => {
 });
 
 test("a zstd frame decodes to the size it declares; a damaged or silent one is an error, not other bytes", async () => {
-  await zstdReady();
+  await zstdReady(zstdWasm());
   assert.equal(new TextDecoder().decode(zstdNow(SAYS_SIZE)), HELLO);
   assert.throws(() => zstdNow(SAYS_SIZE.subarray(0, SAYS_SIZE.length - 6)), /damaged zstd frame/);
   assert.throws(() => zstdNow(SAYS_NOTHING), /does not say its size/);

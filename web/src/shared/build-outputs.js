@@ -16,6 +16,8 @@ export const OUTPUTS = Object.freeze({
   pyodideLock: "pyodide-lock.json",
   wheelsPack: "judge-wheels.pack.zst",
   judgeZip: "checker.zip",
+  zstdWasm: "zstd.wasm", // zstd's decoder, in assets/tl/ beside the worker's script (web/build.mjs), and its licence
+  zstdLicence: "zstd.wasm.LICENSE.txt",
   // The standard library's modules start-up imports (issue 30; the rest: the list), a stored zip, which travels as
   // its zstd frame (name + compactSuffix).
   stdlibStart: "python_stdlib-start.zip",

@@ -1,19 +1,40 @@
 /**
- * zstd frames decoded by zstd's own decoder compiled to WebAssembly (the zstddec package, ~45 kB, carried in
- * this script): the snapshot and the packs (tools/pack.py) and the core (tools/precompress.py). Measured in
- * Chromium on this project's machine (issue 30), the 9.6 MB core decodes in 30–90 ms, as fast as the browser's
- * own gzip and 4–6 times faster than the JavaScript decoder (fzstd) used before, which took 280–550 ms.
- * `zstdReady` is started as the worker starts (core.js) and must have settled before `zstdNow` is called.
+ * zstd frames decoded by zstd's own decoder compiled to WebAssembly (zstddec's build of it, 54 kB): the snapshot and
+ * the packs (tools/pack.py) and the core (tools/precompress.py). Measured in Chromium on this project's machine
+ * (issue 30), the 9.6 MB core decodes in 30–90 ms, as fast as the browser's own gzip and 4–6 times faster than the
+ * JavaScript decoder (fzstd) used before, which took 280–550 ms. The decoder is a file of its own beside the
+ * worker's script (OUTPUTS.zstdWasm; web/build.mjs takes it out of the zstddec package): carried in the script as
+ * base64 it was 72 of its 101 kB, which the worker waited for before its first request (issue 41).
+ * `zstdReady(source)` is started as the worker starts (core.js) and must have settled before `zstdNow` is called.
  */
-import { ZSTDDecoder } from "zstddec";
 
-const decoder = new ZSTDDecoder();
-let ready = false;
+let decoder = null; // the instance's exports, once instantiated
+let heap = null; // a view of its memory, made again after the memory grows
 let starting = null;
+let asked = null; // where the decoder comes from (the first call's `source`)
 
-/** Settles once the decoder is instantiated. */
-export function zstdReady() {
-  starting ??= decoder.init().then(() => { ready = true; });
+const imports = { env: { emscripten_notify_memory_growth: () => { heap = null; } } };
+const memory = () => (heap ??= new Uint8Array(decoder.memory.buffer));
+
+/**
+ * Settles once the decoder is instantiated. The first call names where it comes from (`source`: its bytes, or a
+ * function returning them or a response that holds them); later calls return the same promise.
+ * @param {Uint8Array|ArrayBuffer|(() => Promise<Response|Uint8Array|ArrayBuffer>)|null} [source]
+ */
+export function zstdReady(source = null) {
+  if (starting) return starting;
+  asked ??= source;
+  if (!asked) return Promise.reject(new Error("the zstd decoder was not asked for"));
+  starting = (async () => {
+    let bytes = typeof asked === "function" ? await asked() : asked;
+    if (bytes instanceof Response) {
+      if (!bytes.ok) throw new Error(`the zstd decoder: HTTP ${bytes.status}`);
+      bytes = await bytes.arrayBuffer();
+    }
+    const { instance } = await WebAssembly.instantiate(bytes, imports);
+    decoder = instance.exports;
+  })();
+  starting.catch(() => { starting = null; }); // asked again (a zstd frame to decode), it tries again
   return starting;
 }
 
@@ -41,21 +62,36 @@ export function contentSize(bytes) {
 }
 
 /**
- * The bytes one zstd frame holds, at once (zstdReady must have settled). zstd's decoder reports a damaged or
- * truncated frame only by its return value, which the package does not look at; so the result is held to the
- * size the frame declares, and anything else is an error, never bytes that are not the file.
+ * The bytes one zstd frame holds, at once (zstdReady must have settled), into `into` when given (which must be
+ * their size: the snapshot's buffer, downloads.js) or a new array. The decoder says a frame is damaged or cut short
+ * only by what it returns; anything but the size the frame declares is an error, never bytes that are not the file.
  */
-export function zstdNow(bytes) {
-  if (!ready) throw new Error("the zstd decoder is not ready");
+export function zstdNow(bytes, into = null) {
+  if (!decoder) throw new Error("the zstd decoder is not ready");
   const size = contentSize(bytes);
   if (size < 0) throw new Error("a zstd frame that does not say its size");
-  const out = decoder.decode(bytes, size);
-  if (out.length !== size) throw new Error(`a damaged zstd frame: ${out.length} bytes decoded, ${size} declared`);
-  return out;
+  if (into && into.length !== size) throw new Error(`the zstd frame holds ${size} bytes, not ${into.length}`);
+  const from = decoder.malloc(bytes.length);
+  const to = decoder.malloc(size);
+  try {
+    if (!from || !to) throw new Error(`no memory to decode a zstd frame of ${size} bytes`);
+    memory().set(bytes, from);
+    const got = decoder.ZSTD_decompress(to, size, from, bytes.length) >>> 0;
+    if (got !== size || decoder.ZSTD_isError(got)) {
+      const what = decoder.ZSTD_isError(got) ? "an error" : `${got} bytes`;
+      throw new Error(`a damaged zstd frame: ${what} decoded, ${size} declared`);
+    }
+    const out = into || new Uint8Array(size);
+    out.set(memory().subarray(to, to + size));
+    return out;
+  } finally {
+    decoder.free(from);
+    decoder.free(to);
+  }
 }
 
-/** The bytes one zstd frame holds, once the decoder is ready. */
-export async function zstd(bytes) {
+/** The bytes one zstd frame holds (into `into`, as zstdNow), once the decoder is ready. */
+export async function zstd(bytes, into = null) {
   await zstdReady();
-  return zstdNow(bytes);
+  return zstdNow(bytes, into);
 }

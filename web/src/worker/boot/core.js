@@ -23,8 +23,9 @@ const NEARLY_IN_BYTES = 256 * 1024;
  *   null (runLoader): loadPyodide waits for it (python.js)
  */
 export function requestCore(ctx) {
-  zstdReady().catch(() => {}); // the decoder, instantiated while the first bytes are on their way
   const realFetch = handingOff(ctx, self.fetch.bind(self));
+  // the decoder, fetched with the first requests and instantiated while the first bytes are on their way
+  zstdReady(() => realFetch(new URL(`tl/${OUTPUTS.zstdWasm}`, ctx.assets).href)).catch(() => {});
   const wasmURL = `${ctx.index}pyodide.asm.wasm`;
   const stdlibURL = ctx.index + OUTPUTS.stdlibStart; // the start-up part (issue 30): python.js names it to Pyodide
   const core = compileCore(ctx, realFetch, wasmURL);

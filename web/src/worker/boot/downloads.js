@@ -83,11 +83,7 @@ export async function fetchBytes(ctx, url, { headBytes = 0, head = null } = {}) 
 export async function fetchSnapshot(ctx, urls, into = null) {
   try {
     const parts = await Promise.all(urls.map((url) => fetchBytes(ctx, url)));
-    const bytes = await zstd(backToBack(parts));
-    if (!into) return bytes;
-    if (into.length !== bytes.length) throw new Error(`the snapshot holds ${bytes.length} bytes, not ${into.length}`);
-    into.set(bytes);
-    return into;
+    return await zstd(backToBack(parts), into); // straight into `into`, which must be its size
   } catch {
     return null;
   }
