@@ -6,18 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { compileAhead, withCompiled } from "../src/worker/boot/numpy.js";
+import { makePack } from "./packs.mjs";
 
 const enc = new TextEncoder();
 const HEADER = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]; // "\0asm", version 1: an empty module
 /** A valid module with one custom section named `name` (same length for names of the same length). */
 const wasm = (name) => new Uint8Array([...HEADER, 0, name.length + 1, name.length, ...enc.encode(name)]);
-
-function makePack(files) {
-  const header = enc.encode(JSON.stringify({ files: files.map(([p, d]) => [p, d.length]) }));
-  const len = new Uint8Array(4);
-  new DataView(len.buffer).setUint32(0, header.length, true);
-  return new Uint8Array(Buffer.concat([enc.encode("TLPK1\n"), len, header, ...files.map(([, d]) => d)]));
-}
 
 test("the listed modules are compiled ahead, and instantiating a copy of their bytes uses them", async () => {
   const [a, b, other] = [wasm("ax"), wasm("ay"), wasm("longer")];

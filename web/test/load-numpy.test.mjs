@@ -6,15 +6,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { loadNumpy } from "../src/worker/boot/numpy.js";
+import { makePack } from "./packs.mjs";
 
 const enc = new TextEncoder();
-
-function makePack(files) {
-  const header = enc.encode(JSON.stringify({ files: files.map(([p, d]) => [p, d.length]) }));
-  const len = new Uint8Array(4);
-  new DataView(len.buffer).setUint32(0, header.length, true);
-  return new Uint8Array(Buffer.concat([enc.encode("TLPK1\n"), len, header, ...files.map(([, d]) => d)]));
-}
 
 const FIRST = makePack([["numpy/__init__.pyc", enc.encode("n")], ["numpy/_core/_umath.so", enc.encode("u")]]);
 const MORE = makePack([["numpy/random/__init__.pyc", enc.encode("r")], ["numpy/random/_pcg64.so", enc.encode("p")]]);

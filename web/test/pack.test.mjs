@@ -3,16 +3,11 @@ import assert from "node:assert/strict";
 import { entries, extract, unwrap, unwrapNow } from "../src/worker/pack.js";
 import { contentSize, zstdNow, zstdReady } from "../src/worker/zstd.js";
 import { zstdWasm } from "../zstd-wasm.mjs";
+import { makePack } from "./packs.mjs";
 
 // Packs written by hand from the format tools/pack.py documents; tests/unit/test_pack.py reads what the real
 // writer produces (zstd frames) with this reader.
 const enc = new TextEncoder();
-function makePack(files, { magic = "TLPK1\n", extra = new Uint8Array() } = {}) {
-  const header = enc.encode(JSON.stringify({ files: files.map(([p, d]) => [p, d.length]) }));
-  const len = new Uint8Array(4);
-  new DataView(len.buffer).setUint32(0, header.length, true);
-  return new Uint8Array(Buffer.concat([enc.encode(magic), len, header, ...files.map(([, d]) => d), extra]));
-}
 // zstd frames made by tools/pack.py's compressor (python-zstandard, level 19): "hello, hello, hello, hello!" x 3,
 // which says its size (81 bytes), and "hello" written without it.
 const hex = (s) => Uint8Array.from(s.match(/../g), (h) => parseInt(h, 16));

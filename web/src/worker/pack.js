@@ -44,10 +44,12 @@ export function entries(raw) {
   return out;
 }
 
-/** Write every file of a pack under `dir` in an Emscripten file system (pyodide.FS). */
+/** Write every file of a pack under `dir` in an Emscripten file system (pyodide.FS); returns their paths in the
+ * pack. */
 export function extract(fs, raw, dir) {
   const made = new Set();
-  for (const [path, bytes] of entries(raw)) {
+  const files = entries(raw);
+  for (const [path, bytes] of files) {
     const full = `${dir}/${path}`;
     const folder = full.slice(0, full.lastIndexOf("/"));
     if (!made.has(folder)) {
@@ -58,4 +60,5 @@ export function extract(fs, raw, dir) {
     // numpy, and the pack is kept alive by its files either way.
     fs.writeFile(full, bytes, { canOwn: true });
   }
+  return files.map(([path]) => path);
 }

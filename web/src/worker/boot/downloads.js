@@ -41,8 +41,8 @@ export function expectLoading(ctx, total, allIn) {
 
 /**
  * The bytes at `url`, counted as they arrive; throws when they cannot be had. `head(bytes)`, when given, is called
- * once with a copy of the first `headBytes` of them as soon as they are in (before the rest), or with all of them
- * when the file is no longer.
+ * once with the first `headBytes` of them as soon as they are in (before the rest; in a buffer of their own, not
+ * the chunks'), or with all of them when the file is no longer.
  */
 export async function fetchBytes(ctx, url, { headBytes = 0, head = null } = {}) {
   const response = await fetch(url);
@@ -58,7 +58,7 @@ export async function fetchBytes(ctx, url, { headBytes = 0, head = null } = {}) 
     arrived(ctx, value.byteLength);
     received += value.byteLength;
     if (head && headBytes && received >= headBytes) {
-      head(backToBack(chunks).slice(0, headBytes));
+      head(backToBack(chunks).subarray(0, headBytes)); // backToBack copies: no second copy
       head = null;
     }
   }

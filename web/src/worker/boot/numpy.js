@@ -136,8 +136,7 @@ async function writeParts(session, files, parts, written) {
   const held = new Set();
   const compiled = new Map();
   for (const [pack, ahead] of parts) {
-    extract(session.py.FS, pack, session.sitePackages);
-    for (const [path] of entries(pack)) held.add(path);
+    for (const path of extract(session.py.FS, pack, session.sitePackages)) held.add(path);
     for (const [length, modules] of await ahead.catch(() => new Map())) {
       compiled.set(length, [...(compiled.get(length) || []), ...modules]);
     }
