@@ -186,9 +186,12 @@ SW_STATUS = """() => new Promise((resolve) => {
 
 
 def _offline_complete(page) -> bool:
+    return copy_complete(page.evaluate(SW_STATUS))
+
+
+def copy_complete(status: dict | None) -> bool:
     """The offline copy holds what a first visit of the page saves (its scope, since issue 34; before, the whole
-    site), with no fill on its way."""
-    status = page.evaluate(SW_STATUS)
+    site), with no fill on its way: `status` is the service worker's answer to SW_STATUS."""
     if not status or status.get("filling"):
         return False
     return bool(status["pageSaved"]) if "pageSaved" in status else status.get("cached", 0) >= status.get("total", 1)

@@ -1,8 +1,10 @@
 """bench/ab.py's table: one row per mark, the median of each build's runs, and a dash where a build never made the
-mark (the warm-up on a line where numpy's pack came first)."""
+mark (the warm-up on a line where numpy's pack came first); and when a repeat visit may begin (the offline copy
+complete: bench/network.py copy_complete)."""
 from __future__ import annotations
 
 from bench import ab
+from bench.network import copy_complete
 
 
 def test_medians_per_mark_and_a_dash_for_a_mark_never_made():
@@ -25,3 +27,20 @@ def test_the_ratio_row_only_when_the_bare_page_was_measured():
     paired = {"A": [{"verdict": 900.0, "ratio": 0.5}, {"verdict": 1000.0, "ratio": 0.7}],
               "B": [{"verdict": 800.0, "ratio": 0.4}, {"verdict": 700.0, "ratio": 0.2}]}
     assert ab.table(paired).splitlines()[-1] == "| the first verdict ÷ the bare page's ready, same pair | 0.60× | 0.30× |"
+
+
+def test_a_repeat_visits_table_gives_its_ready_and_no_check():
+    runs = {"A": [{"ready": 1400.0}, {"ready": 1500.0}], "B": [{"restored": 800.0, "ready": 1200.0}]}
+    table = ab.table(runs)
+    assert table.splitlines()[-1] == "| the repeat visit's ready on the page: stage pytest | 1,450 | 1,200 |"
+    assert "the verdict on the page" not in table and "tests' own bodies" not in table
+
+
+def test_the_offline_copy_is_complete_only_when_saved_and_no_fill_is_on_its_way():
+    assert not copy_complete(None)  # no service worker controls the page yet
+    assert not copy_complete({"pageSaved": True, "filling": True})
+    assert not copy_complete({"pageSaved": False})
+    assert copy_complete({"pageSaved": True})
+    # a service worker from before issue 34 counts the whole site
+    assert not copy_complete({"cached": 150, "total": 165})
+    assert copy_complete({"cached": 165, "total": 165})
