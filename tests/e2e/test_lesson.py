@@ -7,10 +7,9 @@ machinery does with any lesson's data.
 import re
 import subprocess
 import sys
-import time
 
-from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, answer, answer_text, cell, failures, get_code, mutant_source,
-                         outcomes, press_in_editor, reference, set_code, starter, wait_python, wait_result)
+from e2e_helpers import (CHECK_MS, FIXTURE, LESSON, LESSON_EX, answer, answer_text, cell, failures, get_code,
+                         mutant_source, outcomes, press_in_editor, reference, set_code, starter, wait_python, wait_result)
 
 SLUG = LESSON_EX.slug
 LIST = next(p for p in LESSON_EX.prompts if len(p.answer) > 1 and p.feedback)    # normalised = [0.25, 0.25, 0.5]
@@ -215,12 +214,21 @@ NUMPY_PACK = re.compile(r".*/numpy-[^/]*-tl\.pack\.zst$")
 def test_the_wait_for_numpy_warms_python_and_checks_grade_the_same(page, fixture_url):
     """On a line numpy's pack comes after the core and the snapshot (web/src/worker/boot/files.js), and Python,
     restored, runs one throwaway check while it waits (boot.js warmWhileWaiting, checker/bridge.py warm). Forced
-    here by holding numpy's pack back: the warm-up is marked, and the first real checks grade as without it."""
-    def held_back(route):
-        time.sleep(1.5)  # the worker meanwhile restores Python from the snapshot and warms it
-        route.continue_()
-    page.context.route(NUMPY_PACK, held_back)
+    here by holding numpy's pack back until Python is restored (stage python; a fixed delay lost the race on a
+    busy machine): the warm-up is marked, and the first real checks grade as without it."""
+    held, released = [], []
+
+    def hold(route):
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+    page.context.route(NUMPY_PACK, hold)
     page.goto(fixture_url + LESSON)
+    page.wait_for_function("() => !!window.tinyllm?.python?.timeline?.python", timeout=CHECK_MS)
+    released.append(True)
+    for route in held:
+        route.continue_()
     wait_python(page, SLUG)
     marks = page.evaluate("window.tinyllm.python.timeline.marks")
     assert marks["restored"] < marks["warmed"] < marks["numpyWritten"], marks
