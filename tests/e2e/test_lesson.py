@@ -112,18 +112,30 @@ def test_the_maths_arrives_rendered_and_katex_is_not_loaded(page, fixture_url, r
 EDITOR_CHUNK = "/assets/tl/chunks/editor-"
 
 
+class HeldBack:
+    """A route handler that holds its requests until `release()`; those asked for after it pass straight through."""
+
+    def __init__(self):
+        self.routes, self.released = [], False
+
+    def __call__(self, route):
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def release(self):
+        self.released = True
+        for route in self.routes:
+            route.continue_()
+
+
 def test_the_editor_is_plain_until_python_has_started_or_the_learner_touches_it(page, fixture_url, recorder):
     """CodeMirror (a chunk of its own) is not loaded while Python starts (plain-editor.js): each cell shows a
     textarea with its code. Focusing one hands it over to CodeMirror at once, focus and text kept; the others
     follow once Python has settled."""
-    held, let_through = [], []
-
-    def hold(route):
-        if let_through:
-            route.continue_()
-        else:
-            held.append(route)
-    page.context.route(re.compile(r".*/assets/pyodide/.*"), hold)  # Python cannot start until these are let through
+    held = HeldBack()
+    page.context.route(re.compile(r".*/assets/pyodide/.*"), held)  # Python cannot start until these are let through
     page.goto(fixture_url + LESSON)
     cells = page.locator(".tl-cell")
     page.wait_for_function("n => document.querySelectorAll('.tl-cell textarea.tl-editor-plain').length === n",
@@ -144,9 +156,7 @@ def test_the_editor_is_plain_until_python_has_started_or_the_learner_touches_it(
     assert code.endswith("# typed at once"), code
     assert page.locator(".cm-editor").count() == 1, "only the touched editor was handed over"
 
-    let_through.append(True)
-    for route in held:
-        route.continue_()
+    held.release()
     wait_python(page, SLUG)
     page.wait_for_function("n => document.querySelectorAll('.tl-cell .cm-editor').length === n"
                            " && !document.querySelector('.tl-cell textarea.tl-editor-plain')", arg=cells.count(),
@@ -216,19 +226,11 @@ def test_the_wait_for_numpy_warms_python_and_checks_grade_the_same(page, fixture
     restored, runs one throwaway check while it waits (boot.js warmWhileWaiting, checker/bridge.py warm). Forced
     here by holding numpy's pack back until Python is restored (stage python; a fixed delay lost the race on a
     busy machine): the warm-up is marked, and the first real checks grade as without it."""
-    held, released = [], []
-
-    def hold(route):
-        if released:
-            route.continue_()
-        else:
-            held.append(route)
-    page.context.route(NUMPY_PACK, hold)
+    held = HeldBack()
+    page.context.route(NUMPY_PACK, held)
     page.goto(fixture_url + LESSON)
     page.wait_for_function("() => !!window.tinyllm?.python?.timeline?.python", timeout=CHECK_MS)
-    released.append(True)
-    for route in held:
-        route.continue_()
+    held.release()
     wait_python(page, SLUG)
     marks = page.evaluate("window.tinyllm.python.timeline.marks")
     assert marks["restored"] < marks["warmed"] < marks["numpyWritten"], marks
