@@ -87,10 +87,10 @@ def main() -> int:
     runs: dict[str, list[dict]] = {"A": [], "B": []}
     try:
         with sync_playwright() as play:
+            run = repeat_run if args.repeat else one_run
             for i in range(args.runs):
                 bare = engines.bare_ready(args.engine, play, servers["A"][1], network) if args.bare else None
                 for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
-                    run = repeat_run if args.repeat else one_run
                     runs[side].append(run(args.engine, play, servers[side][1], network))
                     if bare:
                         runs[side][-1]["ratio"] = runs[side][-1]["verdict"] / bare

@@ -185,10 +185,6 @@ SW_STATUS = """() => new Promise((resolve) => {
 })"""
 
 
-def _offline_complete(page) -> bool:
-    return copy_complete(page.evaluate(SW_STATUS))
-
-
 def copy_complete(status: dict | None) -> bool:
     """The offline copy holds what a first visit of the page saves (its scope, since issue 34; before, the whole
     site), with no fill on its way: `status` is the service worker's answer to SW_STATUS."""
@@ -237,7 +233,7 @@ def visit(play, url: str, log: Log, conditions: dict | None, bare: bool, after_s
         while time.time() < deadline:
             time.sleep(1.0)
             quiet = time.time() - max(log.last_byte, ready_at) > QUIET_S
-            if quiet and (bare or _offline_complete(page)):
+            if quiet and (bare or copy_complete(page.evaluate(SW_STATUS))):
                 break
         first = log.take()
         # What came before ready is what was asked for before the worker was ready (its own mark, on the page's

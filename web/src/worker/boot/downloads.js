@@ -42,7 +42,7 @@ export function expectLoading(ctx, total, allIn) {
 /**
  * The bytes at `url`, counted as they arrive; throws when they cannot be had. `head(bytes)`, when given, is called
  * once with the first `headBytes` of them as soon as they are in (before the rest; in a buffer of their own, not
- * the chunks'), or with all of them when the file is no longer.
+ * the chunks'), or with the bytes returned when the file is no longer.
  */
 export async function fetchBytes(ctx, url, { headBytes = 0, head = null } = {}) {
   const response = await fetch(url);
@@ -62,13 +62,13 @@ export async function fetchBytes(ctx, url, { headBytes = 0, head = null } = {}) 
       head = null;
     }
   }
-  if (head) head(backToBack(chunks));
   // One chunk that is the whole of its buffer is the file as it is; a chunk may also be a view into a larger
   // buffer (Firefox hands those out for files from its cache), which the readers of packs must not be given.
-  if (chunks.length === 1 && chunks[0].byteOffset === 0 && chunks[0].byteLength === chunks[0].buffer.byteLength) {
-    return chunks[0];
-  }
-  return backToBack(chunks);
+  const [one] = chunks;
+  const whole = chunks.length === 1 && one.byteOffset === 0 && one.byteLength === one.buffer.byteLength;
+  const bytes = whole ? one : backToBack(chunks);
+  head?.(bytes); // the file was no longer than `headBytes`: all of it, not a second copy
+  return bytes;
 }
 
 /**

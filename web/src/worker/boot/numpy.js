@@ -103,7 +103,7 @@ export async function loadNumpy(ctx, session, files, ahead = Promise.resolve(new
       ctx.mark("numpyFirstImport");
       const after = more === undefined ? await files.numpyMore : null;
       if (after) {
-        await writeParts(session, files, [[after, aheadMore]], () => {});
+        await writeParts(session, files, [[after, aheadMore]]);
         ctx.mark("numpyMoreWritten");
       }
       late = Boolean(after);
@@ -129,10 +129,10 @@ async function inAlready(promise) {
 }
 
 /**
- * Parts of numpy's pack ([pack, its modules compiled ahead], ...) written into site-packages (`written()` called
- * then), and the extension modules of the list that they hold loaded ahead, in the list's order.
+ * Parts of numpy's pack ([pack, its modules compiled ahead], ...) written into site-packages (`written()`, when
+ * given, called then), and the extension modules of the list that they hold loaded ahead, in the list's order.
  */
-async function writeParts(session, files, parts, written) {
+async function writeParts(session, files, parts, written = () => {}) {
   const held = new Set();
   const compiled = new Map();
   for (const [pack, ahead] of parts) {
