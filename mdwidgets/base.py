@@ -126,7 +126,11 @@ class TLBlock(Block):
         if not self.error:
             size = len(parent)
             try:
-                return self.create(parent)
+                root = self.create(parent)
+                # What kind of page this is, for the page budgets and the one-page-per-kind checks
+                # (authoring/page_kinds.py): the blocks on it, marked where each one starts.
+                root.set("data-tl-block", self.NAME)
+                return root
             except _Failure as exc:
                 self.error = str(exc)
                 for child in list(parent)[size:]:
