@@ -31,6 +31,8 @@ CORE_GZ = "pyodide.asm.wasm.gz"      # in assets/pyodide/: the core, gzipped (to
 CORE_ZST = "pyodide.asm.wasm.zst"    # the core as a zstd frame, which the worker fetches first (issue 30)
 LOADER_ZST = "pyodide.asm.mjs.zst"   # its loader as a zstd frame, likewise
 LOADER_GZ = "pyodide.asm.mjs.gz"     # in assets/pyodide/: its loader module, gzipped
+MATH_FONT = "tl-math.woff"           # in assets/tl/: the formulas' font, subset to what they draw (tools/math_font.py),
+MATH_FONT_LICENCE = "tl-math.woff.LICENSE.txt"  # which tl.css names (@font-face), and its licence (SIL OFL)
 AUTHORING_DIR = "authoring"          # in assets/tl/: <slug>.json per exercise, for the author's course check only
                                      # (tools/bundle.py write_authoring; not in the offline copy: tools/offline.py)
 

@@ -1,7 +1,7 @@
 """The build steps around the page generator, callable from any generator's glue or from the command line.
 
     pre_build(course)        validate every exercise (cached by content hash); returns the errors
-    post_build(site, course) the pages' maths, the front end, exercise bundles and index, Pyodide assets,
+    post_build(site, course) the pages' maths and their font, the front end, exercise bundles and index, Pyodide assets,
                              snapshot, the tinyllm-ol wheel and its package index under simple/, the theme's
                              search worker put behind the page's word, then sw.js;
                              returns the warnings (a formula KaTeX rejects)
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from authoring import validate
 from course import manifest
-from tools import (bundle, build_outputs, formulas, offline, ol_wheel, precompress, pyodide_assets, rewriting,
-                   search_later, snapshot)
+from tools import (bundle, build_outputs, formulas, math_font, offline, ol_wheel, precompress, pyodide_assets,
+                   rewriting, search_later, snapshot)
 from authoring.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,6 +54,10 @@ def post_build(site: Path, course: Course) -> list[str]:
         raise StepError(str(exc)) from None
     target = site / "assets" / "tl"
     shutil.copytree(WEB_BUILD, target, dirs_exist_ok=True)
+    try:
+        math_font.write(site)  # after the formulas: the font holds what they draw
+    except math_font.MathFontError as exc:
+        raise StepError(str(exc)) from None
     try:
         mistakes = bundle.known_mistakes(course.exercises, manifest.cache_folder())
     except LookupError as exc:

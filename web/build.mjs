@@ -1,5 +1,5 @@
 // Bundle the front end with esbuild into build/web/: tl.js (page) and its chunks, tl-worker.js (Python worker), tl.css
-// (widgets + KaTeX, with KaTeX's fonts copied next to it), zstd.wasm (the worker's decoder). No CDN: every byte comes
+// (the widgets' and the formulas' styles), zstd.wasm (the worker's decoder). No CDN: every byte comes
 // from node_modules.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
@@ -19,10 +19,9 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
 });
 await build({ ...common, entryPoints: { "tl-worker": "web/src/worker/worker.js" }, format: "esm", outdir: out });
-await build({
-  ...common, entryPoints: { tl: "web/src/page/tl.css" }, outdir: out,
-  loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" }, assetNames: "fonts/[name]",
-});
+// The formulas' font is not bundled: the site's build writes it beside tl.css, cut down to what the pages draw
+// (tools/math_font.py).
+await build({ ...common, entryPoints: { tl: "web/src/page/tl.css" }, outdir: out, external: [OUTPUTS.mathFont] });
 // zstd's decoder beside the worker's script, which fetches it as it starts (web/src/worker/zstd.js), with its licence.
 writeFileSync(`${out}/${OUTPUTS.zstdWasm}`, zstdWasm());
 writeFileSync(`${out}/${OUTPUTS.zstdLicence}`, zstdLicence());

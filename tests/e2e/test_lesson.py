@@ -97,15 +97,19 @@ def test_predict_first_gates_the_explanation(page, fixture_url):
     assert check.get_attribute("data-verdict") == "correct"
 
 
-def test_the_maths_arrives_rendered_and_katex_is_not_loaded(page, fixture_url, recorder):
+def test_the_maths_arrives_as_mathml_in_its_font_and_katex_is_not_loaded(page, fixture_url, recorder):
     page.goto(fixture_url + LESSON)
     formulas = page.locator(".arithmatex")
     assert formulas.count() > 0, "the fixture lesson has formulas"
     assert page.locator(".arithmatex .katex").count() == formulas.count()
     assert page.locator(".arithmatex .katex-error").count() == 0
-    assert page.locator("div.arithmatex .katex-display").count() > 0
+    assert page.locator("div.arithmatex math[display=block]").count() > 0
+    assert page.locator(".arithmatex .katex-html").count() == 0  # MathML alone: one rendering, not two
+    # Laid out natively, in the site's math font (tools/math_font.py): a displayed formula has a real height.
+    assert page.locator("div.arithmatex math").first.bounding_box()["height"] > 20
     page.wait_for_load_state("networkidle")
     assert [u for u in recorder.requests if "/chunks/katex" in u] == []
+    assert any(u.endswith("/assets/tl/tl-math.woff") for u in recorder.requests)
     assert any(u.endswith("/assets/tl/tl.js") for u in recorder.requests)
 
 

@@ -38,7 +38,7 @@ def test_both_sides_name_the_same_files():
                      "loaderZst": build_outputs.LOADER_ZST,
                      "loaderGz": build_outputs.LOADER_GZ, "compactSuffix": build_outputs.COMPACT_SUFFIX,
                      "authoringDir": build_outputs.AUTHORING_DIR, "zstdWasm": build_outputs.ZSTD_WASM,
-                     "zstdLicence": build_outputs.ZSTD_LICENCE}
+                     "zstdLicence": build_outputs.ZSTD_LICENCE, "mathFont": build_outputs.MATH_FONT}
 
 
 @needs_node

@@ -1,9 +1,10 @@
-"""The build renders the pages' maths with the front end's KaTeX (tools/formulas.py), under Node.js."""
+"""The build renders the pages' maths with the front end's KaTeX (tools/formulas.py), under Node.js, as MathML alone,
+and cuts the math font down to what the formulas draw (tools/math_font.py)."""
 import shutil
 
 import pytest
 
-from tools import formulas
+from tools import formulas, math_font
 
 pytestmark = pytest.mark.skipif(not shutil.which("node"), reason="node runs KaTeX")
 
@@ -36,7 +37,8 @@ def test_every_formula_is_rendered_in_place_and_a_broken_one_is_named(tmp_path):
     warnings = formulas.render(site, docs)
     out = (site / "t1/page/index.html").read_text()
     assert out.count('<span class="arithmatex"><span class="katex') == 2  # inline, and the broken one's error
-    assert '<div class="arithmatex"><span class="katex-display">' in out
+    assert '<div class="arithmatex"><span class="katex"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in out
+    assert "katex-html" not in out  # one rendering, MathML, not KaTeX's second one in HTML as well
     assert '<annotation encoding="application/x-tex">a &lt; b</annotation>' in out  # the TeX, unescaped once
     assert 'class="katex-error"' in out  # KaTeX's own error rendering, as the browser showed it
     assert "<pre><code>\\(left alone\\)</code></pre>" in out
@@ -60,3 +62,21 @@ def test_katex_that_cannot_run_stops_the_build_with_its_reason(tmp_path, monkeyp
     with pytest.raises(formulas.FormulaError, match="no katex here"):
         formulas.render(site, docs)
     assert (site / "a/index.html").read_text() == PAGE
+
+
+def test_the_math_font_holds_what_the_formulas_draw_and_its_math_table(tmp_path):
+    from fontTools.ttLib import TTFont
+
+    md = "# Page\n\n\\[ \\frac{1}{n} \\sum_i x_i \\]\n"
+    site, docs = site_with(tmp_path, {"t1/page": (PAGE, md)})
+    formulas.render(site, docs)
+    drawn = math_font.characters(site)
+    assert {"∑", "a", "<", "1", "n"} <= drawn  # a display sum, an inline formula's letters and operator
+    assert not {"l", "e", "f"} & drawn  # "left alone" is code, not a formula; the TeX source is not drawn
+    size = math_font.write(site)
+    font = TTFont(site / "assets/tl" / math_font.build_outputs.MATH_FONT)
+    assert "MATH" in font  # MathML's layout reads it: the size of a displayed sum, a fraction's rule
+    assert {ord("∑"), ord("a")} <= set(font.getBestCmap())
+    assert ord("Ω") not in font.getBestCmap()  # cut down to what is drawn (and ASCII)
+    assert size < 60_000
+    assert "Open Font License" in (site / "assets/tl" / math_font.build_outputs.MATH_FONT_LICENCE).read_text()

@@ -18,6 +18,7 @@ export const OUTPUTS = Object.freeze({
   judgeZip: "checker.zip",
   zstdWasm: "zstd.wasm", // zstd's decoder, in assets/tl/ beside the worker's script (web/build.mjs), and its licence
   zstdLicence: "zstd.wasm.LICENSE.txt",
+  mathFont: "tl-math.woff", // the formulas' font in assets/tl/, which tl.css names (written by tools/math_font.py)
   // The standard library's modules start-up imports (issue 30; the rest: the list), a stored zip, which travels as
   // its zstd frame (name + compactSuffix).
   stdlibStart: "python_stdlib-start.zip",

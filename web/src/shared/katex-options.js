@@ -4,4 +4,4 @@
  */
 
 /** KaTeX's options for a formula shown as a block (`displayMode`) or inline. */
-export const katexOptions = (displayMode, throwOnError = false) => ({ displayMode, throwOnError, output: "htmlAndMathml" });
+export const katexOptions = (displayMode, throwOnError = false) => ({ displayMode, throwOnError, output: "mathml" });
