@@ -1,0 +1,178 @@
+"""Each kind of page on a phone: Lighthouse's mobile audit of the built site, served compressed as a static host serves it.
+
+    python -m bench.pages [--site site] [--before DIR] [--runs 3] [--only PATH ...] [--out bench/results]
+                          [--name pages-latest]      (make bench-pages [RUNS=N] [BEFORE=DIR])
+
+Lighthouse (bench/lighthouse/package.json: pinned, installed there on first use, never part of the site or its
+tests) audits one page of each kind (authoring/page_kinds.py: the widget blocks on it), the largest of its kind by
+its HTML's bytes, in Debian's Chromium, with its default mobile profile: a phone's screen, the CPU slowed 4× and
+a slow 4G line, both simulated from the page's own trace. Each audit is a fresh browser with an empty profile, as
+a learner's first visit. The site is served by bench/network.py's `gzip` server, which compresses HTML, CSS,
+JavaScript, JSON and WebAssembly as GitHub Pages or Netlify do.
+
+With `--before DIR`, another build of the site is audited in the same run, page for page (the pages are chosen
+from `--site`'s kinds), the two interleaved so that whatever else the machine does falls on both alike. Every
+figure is the median of the runs. A benchmark, never a test: nothing here asserts a score or a time; the issue's
+targets are printed beside the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from authoring import page_kinds
+from authoring.serve import start_in_thread
+from bench import network
+from bench.run import ARGS
+
+REPO = Path(__file__).resolve().parent.parent
+LIGHTHOUSE = REPO / "bench" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+METRICS = {"FCP": "first-contentful-paint", "LCP": "largest-contentful-paint", "TBT": "total-blocking-time",
+           "CLS": "cumulative-layout-shift", "SI": "speed-index"}
+TARGETS = "performance ≥ 90, TBT ≤ 200 ms, LCP ≤ 2.5 s, CLS ≤ 0.1; accessibility, best practices and SEO 100"
+
+
+def lighthouse_cli() -> Path:
+    """Lighthouse's command, installed from bench/lighthouse's lock file the first time it is wanted."""
+    cli = LIGHTHOUSE / "node_modules" / "lighthouse" / "cli" / "index.js"
+    if not cli.is_file():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(LIGHTHOUSE)], check=True)
+    return cli
+
+
+def audit(cli: Path, url: str) -> dict:
+    """One Lighthouse run of one address: its report, as Lighthouse wrote it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        flags = " ".join(["--headless=new", *ARGS])
+        env = {**os.environ, "CHROME_PATH": shutil.which("chromium") or "/usr/bin/chromium"}
+        subprocess.run(["node", str(cli), url, "--quiet", "--output=json", f"--output-path={out}",
+                        f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={flags}"],
+                       check=True, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def figures(report: dict) -> dict:
+    """What the table shows of one report: the category scores (0-100), the metrics (ms; CLS unitless), the live
+    page's element count and its main thread's time per kind of work (ms)."""
+    audits = report["audits"]
+    found = {c: round(100 * (report["categories"][c]["score"] or 0)) for c in CATEGORIES}
+    found.update({name: audits[key]["numericValue"] for name, key in METRICS.items()})
+    found["elements"] = audits["dom-size"]["numericValue"]
+    found["main"] = {item["groupLabel"]: item["duration"]
+                     for item in audits["mainthread-work-breakdown"]["details"]["items"]}
+    found["failed"] = sorted(ref["id"] for c in CATEGORIES[1:] for ref in report["categories"][c]["auditRefs"]
+                             if ref["weight"] and _below_full(audits[ref["id"]].get("score")))
+    return found
+
+
+def _below_full(score) -> bool:
+    """A scored audit that did not pass in full (None: not applicable, or informative only)."""
+    return score is not None and score < 1
+
+
+def median_of(runs: list[dict]) -> dict:
+    """The median of each figure over runs; the main thread's kinds of work by their median; every audit that
+    failed in any run."""
+    keys = [k for k in runs[0] if k not in ("main", "failed")]
+    out = {k: statistics.median(r[k] for r in runs) for k in keys}
+    kinds = {k for r in runs for k in r["main"]}
+    out["main"] = {k: statistics.median(r["main"].get(k, 0) for r in runs) for k in kinds}
+    out["failed"] = sorted({a for r in runs for a in r["failed"]})
+    out["runs"] = len(runs)
+    return out
+
+
+def serve_all(sites: dict[str, Path]) -> tuple[dict[str, str], list]:
+    """Each site on a port of its own, compressed."""
+    urls, servers = {}, []
+    for label, site in sites.items():
+        server, url = start_in_thread(site, base=network.handler(network.Log(), True))
+        urls[label] = url
+        servers.append(server)
+    return urls, servers
+
+
+def chosen_pages(site: Path, only: list[str]) -> list[tuple[str, str]]:
+    """(kind described, path) of the largest page of each kind, or of the paths asked for."""
+    pages = page_kinds.built_pages(site)
+    if only:
+        return [(page_kinds.describe(p.kind), p.path) for p in pages if p.path in only]
+    largest = page_kinds.largest_of_each_kind(pages)
+    return sorted(((page_kinds.describe(kind), page.path) for kind, page in largest.items()), key=lambda kp: kp[1])
+
+
+def run(sites: dict[str, Path], pages: list[tuple[str, str]], runs: int) -> dict:
+    """Every page on every site, `runs` times, interleaved: {label: {path: medians}}."""
+    cli = lighthouse_cli()
+    urls, servers = serve_all(sites)
+    raw: dict[str, dict[str, list]] = {label: {path: [] for _, path in pages} for label in sites}
+    try:
+        for n in range(runs):
+            for _, path in pages:
+                for label in sites:
+                    started = time.monotonic()
+                    raw[label][path].append(figures(audit(cli, urls[label] + path)))
+                    print(f"run {n + 1}/{runs} {label} /{path}: performance {raw[label][path][-1]['performance']}"
+                          f" ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+    finally:
+        for server in servers:
+            server.shutdown()
+    return {label: {path: median_of(found) for path, found in by_path.items()} for label, by_path in raw.items()}
+
+
+def top_costs(main: dict, n: int = 3) -> str:
+    return ", ".join(f"{k.lower()} {v / 1000:.1f} s" for k, v in sorted(main.items(), key=lambda kv: -kv[1])[:n])
+
+
+def table(results: dict, pages: list[tuple[str, str]]) -> str:
+    """One row per page and site, as Markdown."""
+    head = ("| page kind (its largest page) | build | runs | performance | FCP | LCP | TBT | CLS | DOM elements "
+            "| a11y / best practices / SEO | main thread's top costs |")
+    lines = [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for kind, path in pages:
+        for label, by_path in results.items():
+            m = by_path[path]
+            failed = f" (failed: {', '.join(m['failed'])})" if m["failed"] else ""
+            lines.append(
+                f"| {kind} (/{path}) | {label} | {m['runs']} | {m['performance']:.0f} | {m['FCP'] / 1000:.1f} s "
+                f"| {m['LCP'] / 1000:.1f} s | {m['TBT']:,.0f} ms | {m['CLS']:.3f} | {m['elements']:,.0f} "
+                f"| {m['accessibility']:.0f} / {m['best-practices']:.0f} / {m['seo']:.0f}{failed} "
+                f"| {top_costs(m['main'])} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, default=REPO / "site", help="the built site (default site/)")
+    parser.add_argument("--before", type=Path, help="another build to audit in the same run, page for page")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", nargs="*", default=[], help="these paths (e7/the-speed-up/) instead of one per kind")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    parser.add_argument("--name", default="pages-latest")
+    args = parser.parse_args(argv)
+    sites = ({"before": args.before.resolve(), "after": args.site.resolve()} if args.before
+             else {"this build": args.site.resolve()})
+    pages = chosen_pages(args.site, args.only)
+    results = run(sites, pages, args.runs)
+    text = (f"# Each kind of page on a phone: Lighthouse's mobile audit, served compressed\n\n"
+            f"`python -m bench.pages {' '.join(argv if argv is not None else sys.argv[1:])}`; targets (issue 51): "
+            f"{TARGETS}. Medians of {args.runs} runs.\n\n{table(results, pages)}\n")
+    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{args.name}.md").write_text(text, encoding="utf-8")
+    (args.out / f"{args.name}.json").write_text(json.dumps({"pages": pages, "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
