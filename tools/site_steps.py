@@ -1,9 +1,10 @@
 """The build steps around the page generator, callable from any generator's glue or from the command line.
 
     pre_build(course)        validate every exercise (cached by content hash); returns the errors
-    post_build(site, course) the pages' maths and their font, the front end, exercise bundles and index, Pyodide assets,
-                             snapshot, the tinyllm-ol wheel and its package index under simple/, the theme's
-                             search worker put behind the page's word, then sw.js;
+    post_build(site, course) the pages' maths and their font, the pages in folds (page_html), the front end,
+                             exercise bundles and index, Pyodide assets, snapshot, the tinyllm-ol wheel and its
+                             package index under simple/, the theme's search worker put behind the page's word,
+                             then sw.js;
                              returns the warnings (a formula KaTeX rejects)
 
 `python -m tools.site_steps post-build SITE [--config mkdocs.yml]` runs the second on a site another generator
@@ -19,8 +20,8 @@ from pathlib import Path
 
 from authoring import validate
 from course import manifest
-from tools import (bundle, build_outputs, formulas, math_font, offline, ol_wheel, precompress, pyodide_assets,
-                   rewriting, search_later, snapshot)
+from tools import (bundle, build_outputs, formulas, math_font, offline, ol_wheel, page_html, precompress,
+                   pyodide_assets, rewriting, search_later, snapshot)
 from authoring.pages import Course, course_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,6 +59,7 @@ def post_build(site: Path, course: Course) -> list[str]:
         math_font.write(site)  # after the formulas: the font holds what they draw
     except math_font.MathFontError as exc:
         raise StepError(str(exc)) from None
+    page_html.write(site)  # folds, tables wrapped, the theme's components the page mounts itself
     try:
         mistakes = bundle.known_mistakes(course.exercises, manifest.cache_folder())
     except LookupError as exc:

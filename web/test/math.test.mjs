@@ -26,11 +26,12 @@ test("a formula still in source is rendered in place, inline or displayed", asyn
   assert.equal(await renderMath(document), 2);
   assert.match(document.querySelector("#inline").innerHTML, /^<span class="katex">/);
   assert.match(document.querySelector("#inline").innerHTML, /<annotation encoding="application\/x-tex">a &lt; b</);
-  assert.match(document.querySelector("#display").innerHTML, /^<span class="katex-display">/);
+  assert.match(document.querySelector("#display").innerHTML, /^<span class="katex"><math [^>]*display="block"/);
+  assert.doesNotMatch(document.body.innerHTML, /katex-html/, "MathML alone, as the build writes it");
   assert.deepEqual(unrendered(document), [], "rendered once, not again");
 });
 
 test("the build and the browser ask KaTeX for the same thing", () => {
-  assert.deepEqual(katexOptions(true), { displayMode: true, throwOnError: false, output: "htmlAndMathml" });
+  assert.deepEqual(katexOptions(true), { displayMode: true, throwOnError: false, output: "mathml" });
   assert.equal(katexOptions(false, true).throwOnError, true);
 });

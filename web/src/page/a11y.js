@@ -20,6 +20,8 @@ function headingBefore(node) {
 const SCROLLERS = [
   [".md-typeset__scrollwrap", "Table"],
   [".md-typeset div.arithmatex", "Formula"],
+  // The theme made a wide code block focusable itself; the page does it now (web/src/page/theme.js says why).
+  [".md-typeset pre > code", "Code"],
 ];
 
 /**
@@ -28,8 +30,7 @@ const SCROLLERS = [
  * @param {HTMLElement} box  a table or formula scroller
  * @param {string} what      "Table" or "Formula", for its name
  */
-export function keyboardScroller(box, what = "Table") {
-  const overflows = box.scrollWidth > box.clientWidth + 1;
+export function keyboardScroller(box, what = "Table", overflows = box.scrollWidth > box.clientWidth + 1) {
   if (overflows && !box.hasAttribute("data-tl-scroller")) {
     const heading = headingBefore(box.closest(".tl-catalogue") || box);
     box.setAttribute("tabindex", "0");
@@ -64,7 +65,12 @@ export function mountA11y(doc = document) {
     const kinds = new Map();
     for (const [selector, what] of SCROLLERS) doc.querySelectorAll(selector).forEach((box) => kinds.set(box, what));
     if (!kinds.size) return;
-    const observer = new ResizeObserver((entries) => entries.forEach((e) => keyboardScroller(e.target, kinds.get(e.target))));
+    // Every size read first, then every change: one layout for all the boxes a change of width reports, not one
+    // per box (a change made between two reads lays the page out again for the second).
+    const observer = new ResizeObserver((entries) => {
+      const overflowing = entries.map((e) => e.target.scrollWidth > e.target.clientWidth + 1);
+      entries.forEach((e, i) => keyboardScroller(e.target, kinds.get(e.target), overflowing[i]));
+    });
     kinds.forEach((_, box) => observer.observe(box));
   };
   if (doc.readyState === "complete") watch();

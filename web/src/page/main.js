@@ -12,11 +12,12 @@ import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
 import { mountChapter, mountModuleMap } from "./course.js";
 import { mountA11y } from "./a11y.js";
-import { mountEach, showWidgetError } from "./widgets.js";
+import { mountInTurns, showWidgetError } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
 import { fillsByItself, mountOffline, requestFill } from "./offline.js";
 import { keepWhenSaved } from "./keep.js";
 import { mountCourseCheck } from "./course-check.js";
+import { mountTheme } from "./theme.js";
 
 // tl.js lives at <site>/assets/tl/tl.js: everything else is found relative to it, so the site works under any
 // path on any static host.
@@ -157,27 +158,33 @@ function start() {
   keepWhenSaved({ store, storage: navigator.storage || null, tell: tellToExport });
   renderMath().catch((err) => console.error(err));
   attempt(() => mountA11y(document));
-  mountEach(document, ".tl-numeric", (root) => mountNumeric(root, store));
-  mountEach(document, ".tl-choice", (root) => mountChoice(root, store));
-  mountEach(document, ".tl-reveal", (root) => mountReveal(root, store));
+  attempt(() => mountTheme(document, window, whenIdle)); // the theme's components the build left to the page
   attempt(() => mountCatalogues(document, store));
-  mountEach(document, ".tl-progress", (root) => mountProgress(root, { store, base }));
-  // The class page's code (and its workers) load only where a class widget is: a chunk of its own.
-  mountEach(document, ".tl-class", (root) => import("./class/class-page.js")
-    .then((m) => m.mountClass(root, { store, base })).catch((err) => showWidgetError(root, err)));
-  mountEach(document, ".tl-chapter", (root) => mountChapter(root, store));
-  mountEach(document, ".tl-module-map", (root) => mountModuleMap(root, store));
-  mountEach(document, ".tl-ol-install", (root) => mountOlInstall(root, new URL("../../", import.meta.url)));
-  mountEach(document, ".tl-offline", (root) => mountOffline(root, {
-    container: "serviceWorker" in navigator ? navigator.serviceWorker : undefined, saveData: !fillsByItself(navigator),
-  }));
-  // The author's course check: one Python worker of its own, started on the first run (no spare: nothing to stop).
-  mountEach(document, ".tl-course-check", (root) => mountCourseCheck(root, {
-    base, python: () => new PythonWorker({ base, spare: false }).start(),
-  }));
+  // Every widget in the page's order, in turns (widgets.js mountInTurns): a long lesson's set-up never holds the
+  // main thread for long, so the reader can scroll, type and press a button meanwhile.
+  const widgets = [
+    [".tl-numeric", (root) => mountNumeric(root, store)],
+    [".tl-choice", (root) => mountChoice(root, store)],
+    [".tl-reveal", (root) => mountReveal(root, store)],
+    [".tl-progress", (root) => mountProgress(root, { store, base })],
+    // The class page's code (and its workers) load only where a class widget is: a chunk of its own.
+    [".tl-class", (root) => import("./class/class-page.js")
+      .then((m) => m.mountClass(root, { store, base })).catch((err) => showWidgetError(root, err))],
+    [".tl-chapter", (root) => mountChapter(root, store)],
+    [".tl-module-map", (root) => mountModuleMap(root, store)],
+    [".tl-ol-install", (root) => mountOlInstall(root, new URL("../../", import.meta.url))],
+    [".tl-offline", (root) => mountOffline(root, {
+      container: "serviceWorker" in navigator ? navigator.serviceWorker : undefined, saveData: !fillsByItself(navigator),
+    })],
+    // The author's course check: one Python worker of its own, started on the first run (no spare: nothing to stop).
+    [".tl-course-check", (root) => mountCourseCheck(root, {
+      base, python: () => new PythonWorker({ base, spare: false }).start(),
+    })],
+  ];
+  if (python) widgets.push([".tl-cell", (root) => mountCell(root, { store, python, base })]);
+  mountInTurns(document, widgets).catch((err) => console.error(err));
   if (python) {
     window.tinyllm = { python, store };
-    mountEach(document, ".tl-cell", (root) => mountCell(root, { store, python, base }));
     // The offline copy takes what this page fetched and downloads what the page needs offline besides: start it
     // only once Python is ready and has been idle for a moment (the warm-up check, or a Check pressed as the page opened, is over),
     // so it never competes with the learner's first run for the network or the CPU. The page's scope is

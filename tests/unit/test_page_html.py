@@ -1,0 +1,85 @@
+"""The build's changes to every built page (tools/page_html.py): folds, tables wrapped, the theme's components the
+page mounts itself."""
+from __future__ import annotations
+
+import re
+
+from tools import page_html
+
+PROSE = "<p>" + "A long paragraph of the lesson's prose. " * 12 + "</p>\n"
+TABLE = "<table>\n<thead>\n<tr><th>a</th></tr>\n</thead>\n<tbody>\n" + "<tr><td>1</td></tr>\n" * 10 + "</tbody>\n</table>\n"
+WIDGET = '<div class="tl-widget tl-numeric" data-tl-block="numeric"><p>How many?</p></div>\n'
+
+
+def page(article: str) -> str:
+    return ('<html><body><div class="md-content" data-md-component="content">'
+            f'<article class="md-content__inner md-typeset">\n{article}</article></div>'
+            '<button class="md-top" data-md-component="top" hidden>Top</button>'
+            '<ul data-md-component="toc"></ul><div data-md-component="header"></div></body></html>')
+
+
+def folds(html: str) -> list[str]:
+    return re.findall(r'<div class="tl-fold"[^>]*>(.*?)</div><!--end-->', html.replace(
+        "</div>", "</div><!--end-->"), re.S)
+
+
+def test_content_between_headings_is_folded_and_headings_and_the_intro_are_not():
+    html = page_html.fold(page(f"<h1>Title</h1>\n{PROSE}<h2 id='a'>A</h2>\n{PROSE}{PROSE}<h3>B</h3>\n{PROSE}"))
+    assert html.count('class="tl-fold"') == 2
+    assert "<h1>Title</h1>\n<p>" in html, "what comes before the first h2 is on screen at once: never folded"
+    assert re.search(r"<h2 id='a'>A</h2>\n<div class=\"tl-fold\"", html)
+    assert re.search(r"</p>\n</div><h3>B</h3>", html) or "</div><h3>B</h3>" in html.replace("\n", "")
+    assert html.replace('<div class="tl-fold"', "").count("<p>") == html.count("<p>"), "every paragraph kept"
+    # the page is still well formed: as many divs open as close
+    assert html.count("<div") == html.count("</div>")
+
+
+def test_a_widget_ends_a_fold_and_stays_outside_every_fold():
+    html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{PROSE}{WIDGET}{PROSE}{PROSE}"))
+    assert html.count('class="tl-fold"') == 2
+    before, after = html.split('data-tl-block="numeric"')
+    assert before.count('<div class="tl-fold"') == 1 and before.rstrip().rsplit("</div>", 1)[0].count(
+        '<div class="tl-fold"') == 1
+    widget_start = html.index('<div class="tl-widget')
+    open_folds = html[:widget_start].count('<div class="tl-fold"') - html[:widget_start].count("</div>")
+    assert open_folds <= 0, "the widget is not inside a fold"
+
+
+def test_a_short_run_is_not_folded_and_a_page_without_an_article_is_unchanged():
+    assert 'tl-fold' not in page_html.fold(page("<h2>A</h2>\n<p>Short.</p>\n<h2>B</h2>\n<p>Also short.</p>\n"))
+    assert page_html.fold("<html><body><p>x</p></body></html>") == "<html><body><p>x</p></body></html>"
+
+
+def test_each_fold_estimates_its_height_in_lines_for_a_phone_and_a_wide_screen():
+    html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{TABLE}"))
+    narrow, wide = map(int, re.search(r"--tl-fold-narrow: (\d+); --tl-fold-wide: (\d+)", html).groups())
+    assert narrow > wide > 0, "a phone's lines are shorter, so the same content takes more of them"
+    longer = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{TABLE}{TABLE}"))
+    assert int(re.search(r"--tl-fold-narrow: (\d+)", longer)[1]) > narrow
+
+
+def test_bare_tables_are_wrapped_as_the_theme_wraps_them_and_classed_ones_are_not():
+    html = page_html.wrap_tables(f'<p>x</p>{TABLE}<table class="tl-own"><tr><td>1</td></tr></table>')
+    assert html.count('<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table>') == 1
+    assert '<table class="tl-own">' in html and html.count("md-typeset__scrollwrap") == 1
+
+
+def test_the_theme_leaves_content_toc_and_top_to_the_page_and_keeps_the_rest():
+    html = page_html.reshape(page(PROSE))
+    for name in ("content", "toc", "top"):
+        assert f'data-md-component="{name}"' not in html
+        assert f'data-tl-component="{name}"' in html
+    assert 'data-md-component="header"' in html
+
+
+def test_reshaping_twice_changes_nothing_more(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(page(f"<h2>A</h2>\n{PROSE}{TABLE}{PROSE}"))
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "x.html").write_text(page(TABLE))
+    assert page_html.write(tmp_path) == 1
+    once = (tmp_path / "a" / "index.html").read_text()
+    assert 'data-md-component="content"' in (tmp_path / "assets" / "x.html").read_text(), "assets are not pages"
+    page_html.write(tmp_path)
+    assert (tmp_path / "a" / "index.html").read_text().count("md-typeset__scrollwrap") == once.count(
+        "md-typeset__scrollwrap")

@@ -1,0 +1,164 @@
+"""What the build changes in every built page, after the generator: a page a phone can lay out in parts.
+
+A lesson is long (tables, formulas, several code cells), and a phone's main thread is slow: laying the whole of
+it out, and laying it out again each time the theme's scripts read a size after changing the page, kept a big
+lesson's main thread busy for seconds (issue 51, bench/README.md "Each kind of page on a phone"). Three changes,
+made to the HTML the generator wrote, so they hold for MkDocs' build and Zensical's alike:
+
+- **Folds.** The article's prose, tables, formulas and code between its h2 and h3 headings and its widgets go
+  into `<div class="tl-fold">`, which tl.css gives `content-visibility: auto`: a fold out of view is neither
+  styled nor laid out until it nears the viewport. The headings stay outside the folds, so a heading's position
+  never needs a fold's insides, and so do the widgets (any top-level element holding a `data-tl-block`): a
+  widget is mounted, changed and read by scripts, and its text is what a reader, a screen reader or a test finds
+  whether or not it is on screen (an element in a fold out of view has no `innerText`). Each fold carries an
+  estimate of its height (`--tl-fold-narrow`, `--tl-fold-wide`, in lines) so the page's length and its scroll bar
+  are near right before a fold is drawn; once drawn, the browser remembers its real height (`auto`). A run
+  shorter than `MIN_LINES` is left as it is.
+- **Tables wrapped here**, in the markup the theme's script would put around them at load
+  (`md-typeset__scrollwrap` > `md-typeset__table`): a wide table scrolls in its own box on a phone.
+- **The theme's content, table-of-contents and back-to-top components are left to the page's own script**
+  (web/src/page/theme.js): their `data-md-component` becomes `data-tl-component`, so mkdocs-material's script
+  does not mount them. Theirs read element sizes after changing the page, once per code block and again at every
+  change of the page's height, each read a layout of the whole page; the page's script does the same jobs
+  (the table of contents' current section, back to top, a details element opened for its anchor or for
+  printing, search terms highlighted) with observers that never force one.
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+FOLD_AT = {"h2", "h3"}
+OWN_COMPONENTS = ("content", "toc", "top")
+# A phone's line holds about 45 characters of the theme's body text, a wide screen's about 100; a block adds about
+# a line of margin, a table row or a line of code about a line and a half, a displayed formula three.
+CHARS_PER_LINE = {"narrow": 45, "wide": 100}
+MIN_LINES = 8  # a shorter run costs little to lay out, and its estimate would be most of it
+
+
+class _TopLevel(HTMLParser):
+    """The article's top-level elements, each with its tag, its start and end offsets in the text parsed and how
+    much it holds (text characters outside code, table rows, code lines, displayed formulas)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.depth = 0
+        self.pre = 0
+        self.items: list[dict] = []
+        self.done = False
+
+    def _offset(self) -> int:
+        line, col = self.getpos()
+        return self.lines[line - 1] + col
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if self.done:
+            return
+        if self.depth == 0:
+            self.items.append({"tag": tag, "start": self._offset(), "chars": 0, "rows": 0, "code": 0, "math": 0,
+                               "live": False})
+        item = self.items[-1]
+        item["live"] = item["live"] or any(name == "data-tl-block" for name, _ in attrs)
+        item["rows"] += tag == "tr"
+        item["math"] += tag == "math" and ("display", "block") in attrs
+        self.pre += tag == "pre"
+        if tag not in VOID:
+            self.depth += 1
+
+    def handle_endtag(self, tag) -> None:
+        if self.done or tag in VOID:
+            return
+        self.pre -= tag == "pre" and self.pre > 0
+        self.depth -= 1
+        if self.depth < 0:  # the article's own end
+            self.done = True
+        elif self.depth == 0 and self.items:
+            self.items[-1]["end"] = self.text.index(">", self._offset()) + 1
+
+    def handle_data(self, data) -> None:
+        if self.done or not self.items or self.depth == 0:
+            return
+        if self.pre:
+            self.items[-1]["code"] += data.count("\n")
+        else:
+            self.items[-1]["chars"] += len(data.strip())
+
+
+def _lines(items: list[dict], width: str) -> int:
+    per = CHARS_PER_LINE[width]
+    total = 0.0
+    for item in items:
+        total += 1 + item["chars"] / per + 1.5 * item["rows"] + 1.2 * item["code"] + 3 * item["math"]
+    return max(2, round(total))
+
+
+def fold(page: str) -> str:
+    """The page with its article's content between h2/h3 headings in folds (unchanged if it has no article)."""
+    found = ARTICLE.search(page)
+    if not found:
+        return page
+    body = page[found.end():]
+    parser = _TopLevel(body)
+    parser.feed(body)
+    items = [i for i in parser.items if "end" in i]
+    out, at = [], 0
+    runs: list[list[dict]] = []
+    for item in items:
+        if item["tag"] in FOLD_AT or item["live"]:
+            runs.append([])
+        elif runs:
+            runs[-1].append(item)
+    for run in runs:
+        if not run or _lines(run, "narrow") < MIN_LINES:
+            continue
+        start, end = found.end() + run[0]["start"], found.end() + run[-1]["end"]
+        out.append(page[at:start])
+        out.append(f'<div class="tl-fold" style="--tl-fold-narrow: {_lines(run, "narrow")}; '
+                   f'--tl-fold-wide: {_lines(run, "wide")}">')
+        out.append(page[start:end])
+        out.append("</div>")
+        at = end
+    out.append(page[at:])
+    return "".join(out)
+
+
+TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+
+
+def wrap_tables(page: str) -> str:
+    """Every bare table (the Markdown's: no class) in the theme's scrolling wrapper, as its script would wrap it."""
+    return TABLE.sub(lambda m: ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+                                f"{m[0]}</div></div>"), page)
+
+
+def own_components(page: str) -> str:
+    """The theme's components that the page's script mounts instead (web/src/page/theme.js), renamed."""
+    for name in OWN_COMPONENTS:
+        page = page.replace(f'data-md-component="{name}"', f'data-tl-component="{name}"')
+    return page
+
+
+def reshape(page: str) -> str:
+    """All three, once: a page already reshaped (its content component renamed) is left as it is."""
+    if 'data-tl-component="content"' in page:
+        return page
+    return own_components(fold(wrap_tables(page)))
+
+
+def write(site: Path) -> int:
+    """Reshape every built page in place; returns how many pages changed."""
+    changed = 0
+    for path in sorted(site.rglob("*.html")):
+        if path.relative_to(site).parts[0] == "assets":
+            continue
+        text = path.read_text(encoding="utf-8")
+        new = reshape(text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed += 1
+    return changed

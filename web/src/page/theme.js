@@ -1,0 +1,157 @@
+/**
+ * Three of the theme's components, mounted by the page instead of mkdocs-material's script: the table of
+ * contents' current section, the back-to-top button, and the article's own jobs (a details element opened for
+ * the anchor inside it and for printing; the terms of a search highlighted on the page it opened). The build
+ * renames their `data-md-component` so the theme leaves them alone (tools/page_html.py says why: its versions
+ * read element sizes after changing the page, each read a layout of a whole long page on a phone's main thread).
+ * These do the same with observers and scroll positions, which never force a layout, and nothing at all until
+ * the page is parsed.
+ */
+
+/** How far below the viewport's top a heading counts as passed: the theme's header, and a little more. */
+const HEADER_PX = 64;
+/** The back-to-top button shows while the reader scrolls up, once this far down. */
+const TOP_AFTER_PX = 400;
+
+/**
+ * The table of contents: every link to a heading passed is `md-nav__link--passed`, the last of them
+ * `md-nav__link--active`, as the theme marks them (both tables: the sidebar's and the one in the phone's menu).
+ * @returns {() => void} stops following
+ */
+export function followContents(doc = document, win = window) {
+  const links = new Map();
+  for (const link of doc.querySelectorAll('[data-tl-component="toc"] a.md-nav__link[href^="#"]')) {
+    const heading = doc.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+    if (!heading) continue;
+    if (!links.has(heading)) links.set(heading, []);
+    links.get(heading).push(link);
+  }
+  if (!links.size || typeof win.IntersectionObserver !== "function") return () => {};
+  const headings = [...links.keys()];
+  const passed = new Set();
+  const paint = () => {
+    const last = headings.filter((h) => passed.has(h)).pop();
+    for (const [heading, anchors] of links) {
+      for (const a of anchors) {
+        a.classList.toggle("md-nav__link--passed", passed.has(heading));
+        a.classList.toggle("md-nav__link--active", heading === last);
+      }
+    }
+  };
+  const observer = new win.IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const box = entry.boundingClientRect;
+      const hidden = box.width === 0 && box.height === 0; // not rendered (a revealed section still closed)
+      if (!hidden && box.top < (entry.rootBounds ? entry.rootBounds.top : HEADER_PX) + 1) passed.add(entry.target);
+      else passed.delete(entry.target);
+    }
+    paint();
+  }, { rootMargin: `-${HEADER_PX}px 0px 0px 0px`, threshold: [0, 1] });
+  headings.forEach((h) => observer.observe(h));
+  return () => observer.disconnect();
+}
+
+/** The back-to-top button: shown while the reader scrolls up, far enough down; a click goes to the top. */
+export function backToTop(doc = document, win = window) {
+  const button = doc.querySelector('[data-tl-component="top"]');
+  if (!button) return;
+  let last = win.scrollY;
+  let queued = false;
+  const show = (visible) => {
+    if (button.hidden === !visible) return;
+    button.hidden = !visible;
+    if (visible) button.removeAttribute("tabindex");
+    else {
+      button.setAttribute("tabindex", "-1");
+      button.blur();
+    }
+  };
+  win.addEventListener("scroll", () => {
+    if (queued) return;
+    queued = true;
+    win.requestAnimationFrame(() => {
+      queued = false;
+      const y = win.scrollY;
+      show(y < last && y > TOP_AFTER_PX);
+      last = y;
+    });
+  }, { passive: true });
+  button.addEventListener("click", (event) => {
+    event.preventDefault();
+    win.scrollTo({ top: 0 });
+  });
+}
+
+/** Open the closed details element the address's anchor is in (now and at each change), and every closed one
+ * while the page prints. */
+export function openDetails(doc = document, win = window) {
+  const openTarget = () => {
+    const id = decodeURIComponent(win.location.hash.slice(1));
+    const target = id && doc.getElementById(id);
+    const details = target && target.closest("details:not([open])");
+    if (!details) return;
+    details.setAttribute("open", "");
+    target.scrollIntoView();
+  };
+  openTarget();
+  win.addEventListener("hashchange", openTarget);
+  let opened = [];
+  win.addEventListener("beforeprint", () => {
+    opened = [...doc.querySelectorAll("article details:not([open])")];
+    opened.forEach((d) => d.setAttribute("open", ""));
+  });
+  win.addEventListener("afterprint", () => {
+    opened.forEach((d) => d.removeAttribute("open"));
+    opened = [];
+  });
+}
+
+/** The words of a search (`?h=…`, which the theme's search results add) as a pattern that finds each at the
+ * start of a word, as the theme's highlighter does; null when there are none. */
+export function searchPattern(query) {
+  const words = String(query || "").split(/[\s-]+/).filter(Boolean)
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return words.length ? new RegExp(`(^|[^\\p{L}\\p{N}_])(${words.join("|")})`, "giu") : null;
+}
+
+/** Mark the terms of the search that opened this page in the article (`mark[data-md-highlight]`, the theme's). */
+export function highlightSearch(doc = document, win = window) {
+  const pattern = searchPattern(new URL(win.location.href).searchParams.get("h"));
+  const article = doc.querySelector('[data-tl-component="content"] article');
+  if (!pattern || !article) return 0;
+  const walker = doc.createTreeWalker(article, 4 /* NodeFilter.SHOW_TEXT */);
+  const texts = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest("script, style, textarea, .tl-cell")) texts.push(node);
+  }
+  let marked = 0;
+  for (const node of texts) {
+    const text = node.nodeValue;
+    pattern.lastIndex = 0;
+    if (!pattern.test(text)) continue;
+    pattern.lastIndex = 0;
+    const parts = doc.createDocumentFragment();
+    let at = 0;
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index + match[1].length;
+      parts.append(text.slice(at, start));
+      const mark = doc.createElement("mark");
+      mark.setAttribute("data-md-highlight", "");
+      mark.textContent = match[2];
+      parts.append(mark);
+      at = start + match[2].length;
+      marked += 1;
+    }
+    parts.append(text.slice(at));
+    node.replaceWith(parts);
+  }
+  return marked;
+}
+
+/** Mount all four; the search terms once the page is idle (they change text the reader is about to read). */
+export function mountTheme(doc = document, win = window, whenIdle = (fn) => setTimeout(fn, 0)) {
+  followContents(doc, win);
+  backToTop(doc, win);
+  openDetails(doc, win);
+  whenIdle(() => highlightSearch(doc, win));
+}

@@ -1,0 +1,127 @@
+// The theme's components the page mounts itself (web/src/page/theme.js): the table of contents' current section,
+// back to top, details opened for an anchor and for printing, a search's terms highlighted. The real theme's
+// markup in a browser is tests/e2e/test_lesson.py's.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { backToTop, followContents, highlightSearch, openDetails, searchPattern } from "../src/page/theme.js";
+import { page, tick } from "./fakes.mjs";
+
+const TOC = `<nav><ul data-tl-component="toc">
+  <li><a class="md-nav__link" href="#one">One</a>
+    <nav><ul><li><a class="md-nav__link" href="#one-a">One a</a></li></ul></nav></li>
+  <li><a class="md-nav__link" href="#two">Two</a></li>
+  <li><a class="md-nav__link" href="#gone">Not on the page</a></li>
+</ul></nav>
+<div data-tl-component="content"><article>
+  <h2 id="one">One</h2><p>text</p><h3 id="one-a">One a</h3><p>more</p><h2 id="two">Two</h2>
+</article></div>`;
+
+/** A window with an IntersectionObserver the test makes report, and the theme's other needs. */
+function windowWith(window, href = "http://site/page/") {
+  const observers = [];
+  const listeners = {};
+  window.IntersectionObserver = class {
+    constructor(callback, options) { Object.assign(this, { callback, options, watched: [] }); observers.push(this); }
+    observe(el) { this.watched.push(el); }
+    disconnect() { this.off = true; }
+  };
+  Object.assign(window, {
+    scrollY: 0, scrolled: [], frames: [],
+    requestAnimationFrame: (fn) => window.frames.push(fn),
+    scrollTo: (to) => window.scrolled.push(to),
+  });
+  const add = window.addEventListener.bind(window);
+  window.addEventListener = (type, fn, options) => { (listeners[type] ||= []).push(fn); add(type, fn, options); };
+  Object.defineProperty(window, "location", { configurable: true, value: new URL(href) });
+  return { observers, fire: (type) => (listeners[type] || []).forEach((fn) => fn(new window.Event(type))) };
+}
+
+const at = (target, top, rootTop = 64) => ({ target, boundingClientRect: { top, width: 100, height: 20 },
+  rootBounds: { top: rootTop } });
+
+test("the table of contents marks the headings passed, and the last of them as the current section", () => {
+  const { document, window } = page(TOC);
+  const { observers } = windowWith(window);
+  followContents(document, window);
+  const [observer] = observers;
+  assert.equal(observer.watched.length, 3, "every heading the contents link to, and only those");
+  assert.equal(observer.options.rootMargin, "-64px 0px 0px 0px");
+  const [one, oneA, two] = ["one", "one-a", "two"].map((id) => document.getElementById(id));
+  const link = (id) => document.querySelector(`a[href="#${id}"]`).className;
+  observer.callback([at(one, 10), at(oneA, 400), at(two, 900)]);
+  assert.match(link("one"), /md-nav__link--passed/);
+  assert.match(link("one"), /md-nav__link--active/);
+  assert.doesNotMatch(link("one-a"), /passed|active/);
+  observer.callback([at(oneA, 30)]);
+  assert.match(link("one"), /md-nav__link--passed/);
+  assert.doesNotMatch(link("one"), /active/);
+  assert.match(link("one-a"), /md-nav__link--active/);
+  observer.callback([at(oneA, 200), at(one, 200)]); // scrolled back up
+  assert.doesNotMatch(link("one") + link("one-a"), /passed|active/);
+  observer.callback([{ ...at(two, 0), boundingClientRect: { top: 0, width: 0, height: 0 } }]);
+  assert.doesNotMatch(link("two"), /passed/, "a heading that is not drawn (a closed reveal) is never passed");
+});
+
+test("back to top shows while the reader scrolls up far enough down, and goes to the top", async () => {
+  const { document, window } = page('<button data-tl-component="top" hidden>Back to top</button>');
+  const { fire } = windowWith(window);
+  backToTop(document, window);
+  const button = document.querySelector("button");
+  const scrollTo = (y) => {
+    window.scrollY = y;
+    fire("scroll");
+    fire("scroll"); // twice in a frame: read once
+    assert.equal(window.frames.length, 1);
+    window.frames.shift()();
+  };
+  scrollTo(2000);
+  assert.equal(button.hidden, true, "scrolling down keeps it hidden");
+  scrollTo(1500);
+  assert.equal(button.hidden, false);
+  assert.equal(button.hasAttribute("tabindex"), false);
+  scrollTo(1600);
+  assert.equal(button.hidden, true);
+  assert.equal(button.getAttribute("tabindex"), "-1", "a hidden button is out of the tab order");
+  scrollTo(100);
+  assert.equal(button.hidden, true, "near the top there is nothing to go back to");
+  button.dispatchEvent(new window.Event("click"));
+  assert.deepEqual(window.scrolled, [{ top: 0 }]);
+  await tick();
+});
+
+test("a closed details element opens for the anchor inside it, and every closed one while printing", () => {
+  const { document, window } = page(`<article><details id="a"><summary>A</summary><p id="inside">x</p></details>
+    <details id="b"><summary>B</summary></details><details id="c" open><summary>C</summary></details></article>`);
+  const { fire } = windowWith(window, "http://site/page/#inside");
+  let scrolled = 0;
+  document.getElementById("inside").scrollIntoView = () => { scrolled += 1; };
+  openDetails(document, window);
+  const open = () => ["a", "b", "c"].map((id) => document.getElementById(id).hasAttribute("open"));
+  assert.deepEqual(open(), [true, false, true]);
+  assert.equal(scrolled, 1);
+  document.getElementById("a").removeAttribute("open");
+  fire("beforeprint");
+  assert.deepEqual(open(), [true, true, true]);
+  fire("afterprint");
+  assert.deepEqual(open(), [false, false, true], "printing changes nothing for the reader");
+});
+
+test("a search's terms are marked where a word starts, outside code cells, as text", () => {
+  assert.equal(searchPattern(""), null);
+  assert.equal(searchPattern(null), null);
+  const pattern = searchPattern("resid dist");
+  assert.deepEqual([..."the residual distribution (dist.) of undistorted".matchAll(pattern)].map((m) => m[2]),
+    ["resid", "dist", "dist"]);
+  assert.equal("1+1".match(searchPattern("1+1"))[0], "1+1", "a term is found as written, not as a pattern");
+  const { document, window } = page(`<div data-tl-component="content"><article>
+    <p>The residual is <b>Residual</b>: not a presidual.</p><div class="tl-cell"><p>residual</p></div>
+    <p>a &lt;b&gt; residual</p></article></div>`);
+  windowWith(window, "http://site/page/?h=residual");
+  assert.equal(highlightSearch(document, window), 3);
+  const marks = [...document.querySelectorAll("mark[data-md-highlight]")].map((m) => m.textContent);
+  assert.deepEqual(marks, ["residual", "Residual", "residual"]);
+  assert.equal(document.querySelector(".tl-cell mark"), null, "a code cell's text is the learner's, left alone");
+  assert.match(document.querySelector("article").textContent, /a <b> residual/, "the page's text is unchanged");
+  windowWith(window, "http://site/page/");
+  assert.equal(highlightSearch(document, window), 0, "without a search, nothing is marked");
+});
