@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountEach, widgetData, WidgetError } from "../src/page/widgets.js";
+import { mountEach, mountInTurns, widgetData, WidgetError } from "../src/page/widgets.js";
 import { mountCell } from "../src/page/cell/code-cell.js";
 import { mountNumeric } from "../src/page/prompts.js";
 import { createStore } from "../src/page/store.js";
@@ -97,4 +97,25 @@ test("a widget whose mount throws a bug (not bad data) is reported the same way,
   }
   assert.match(document.querySelector(".tl-widget-error").textContent, /an unexpected error: cannot read properties/);
   assert.equal(logged.length, 1);
+});
+
+test("mountInTurns mounts in the page's order, each in its guard, and yields once a turn has used its budget", async () => {
+  const { document } = page('<p class="b" id="1"></p><p class="a" id="2"></p><p class="b" id="3"></p>'
+    + '<p class="a bad" id="4"></p><p class="a" id="5"></p>');
+  let clock = 0;
+  const log = [];
+  const mount = (kind) => (root) => {
+    clock += 20; // each mount takes 20 ms of the page's clock
+    if (root.classList.contains("bad")) throw new WidgetError("its data is missing");
+    log.push(`${kind}${root.id}`);
+    return root.id;
+  };
+  const { mounted, failed } = await mountInTurns(document, [[".a", mount("a")], [".b", mount("b")]], {
+    budget: 30, now: () => clock, yieldNow: async () => { log.push("yield"); },
+  });
+  assert.deepEqual(log, ["b1", "a2", "yield", "b3", "yield", "a5"]); // the failed 4 used its time too
+  assert.deepEqual(mounted, ["1", "2", "3", "5"]);
+  assert.deepEqual(failed.map((r) => r.id), ["4"]);
+  assert.match(document.getElementById("4").textContent, /could not be shown \(its data is missing\)/);
+  assert.deepEqual(await mountInTurns(document, []), { mounted: [], failed: [] });
 });

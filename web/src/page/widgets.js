@@ -72,3 +72,38 @@ export function mountEach(scope, selector, mount) {
   }
   return { mounted, failed };
 }
+
+/** Give the browser a turn: `scheduler.yield()` where there is one (the turn comes back first), else a task. */
+export function defaultYield() {
+  const scheduler = globalThis.scheduler;
+  if (scheduler && typeof scheduler.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Mount a page's widgets in turns: every root matching one of `kinds`' selectors, in the page's order (the top
+ * first), each in its own guard as `mountEach` does, yielding to the browser whenever a turn has run for
+ * `budget` ms. A long lesson's set-up (its cells, prompts, choices and tables) then never holds the main thread
+ * for long: a reader can scroll, type an answer or press a button between two widgets (issue 51).
+ * @param {ParentNode} scope
+ * @param {Array<[string, (root: Element) => unknown]>} kinds  a selector and its mount, per kind of widget
+ * @param {{budget?: number, yieldNow?: () => Promise<unknown>, now?: () => number}} [options]
+ * @returns {Promise<{mounted: unknown[], failed: Element[]}>}
+ */
+export async function mountInTurns(scope, kinds, { budget = 30, yieldNow = defaultYield, now = () => performance.now() } = {}) {
+  const all = { mounted: [], failed: [] };
+  if (!kinds.length) return all;
+  const roots = [...scope.querySelectorAll(kinds.map(([selector]) => selector).join(", "))];
+  let started = now();
+  for (const root of roots) {
+    const [, mount] = kinds.find(([selector]) => root.matches(selector));
+    const { mounted, failed } = mountEach({ querySelectorAll: () => [root] }, "", mount);
+    all.mounted.push(...mounted);
+    all.failed.push(...failed);
+    if (now() - started >= budget) {
+      await yieldNow();
+      started = now();
+    }
+  }
+  return all;
+}
