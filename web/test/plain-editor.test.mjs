@@ -2,7 +2,7 @@
 // a fake here; the real hand-over in a browser is tests/e2e/test_lesson.py's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { plainFirst } from "../src/page/cell/plain-editor.js";
+import { nearViewport, oneAtATime, plainFirst } from "../src/page/cell/plain-editor.js";
 import { page, tick } from "./fakes.mjs";
 
 /** A stand-in for editor.js's createEditor that records what it was given. */
@@ -171,4 +171,61 @@ test("a composition under way (an input method) finishes in the plain editor bef
   area.dispatchEvent(new window.Event("compositionend"));
   assert.equal(await editor.upgraded, true);
   assert.equal(cm.made[0].options.doc, "ü = 1\n");
+});
+
+test("upgradeWhen given as a function is asked about each editor's own textarea", async () => {
+  const asked = [];
+  const when = deferred();
+  const { editor, cm, area } = setUp({ upgradeWhen: (textarea) => { asked.push(textarea); return when.promise; } });
+  assert.deepEqual(asked, [area]);
+  await tick();
+  assert.equal(cm.made.length, 0, "nothing is handed over before its own promise settles");
+  when.resolve();
+  assert.equal(await editor.upgraded, true);
+});
+
+/** An IntersectionObserver stand-in whose instances the test makes report. */
+function fakeObserverWindow() {
+  const made = [];
+  class IntersectionObserver {
+    constructor(callback, options) { Object.assign(this, { callback, options, watched: [], off: false }); made.push(this); }
+    observe(el) { this.watched.push(el); }
+    disconnect() { this.off = true; }
+  }
+  return { win: { IntersectionObserver }, made };
+}
+
+test("nearViewport resolves once its element comes within a viewport's height, and stops watching", async () => {
+  const { win, made } = fakeObserverWindow();
+  let near = false;
+  nearViewport("the editor", win).then(() => { near = true; });
+  const [observer] = made;
+  assert.deepEqual(observer.watched, ["the editor"]);
+  assert.equal(observer.options.rootMargin, "100% 0px 100% 0px");
+  observer.callback([{ isIntersecting: false }]);
+  await tick();
+  assert.equal(near, false, "still far below");
+  observer.callback([{ isIntersecting: true }]);
+  await tick();
+  assert.equal(near, true);
+  assert.equal(observer.off, true);
+  assert.equal(await Promise.race([nearViewport("x", {}).then(() => "at once"), tick(5).then(() => "waited")]), "at once",
+    "without IntersectionObserver nothing is held back");
+});
+
+test("oneAtATime gives each turn an idle moment of its own, in the order asked", async () => {
+  const idle = [];
+  const turn = oneAtATime({ requestIdleCallback: (fn) => idle.push(fn) });
+  const order = [];
+  turn().then(() => order.push("first"));
+  turn().then(() => order.push("second"));
+  await tick();
+  assert.equal(idle.length, 1, "the second waits for the first's moment to pass");
+  idle.shift()();
+  await tick();
+  assert.deepEqual(order, ["first"]);
+  assert.equal(idle.length, 1);
+  idle.shift()();
+  await tick();
+  assert.deepEqual(order, ["first", "second"]);
 });

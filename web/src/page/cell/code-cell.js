@@ -6,7 +6,7 @@
  * store.js (cell/autosave.js), the exercise bundles, and the dependency rule (dependencies.js). The verdict shown
  * is the judge's (checker/judge.py in the worker); nothing here decides pass or fail.
  */
-import { plainFirst } from "./plain-editor.js";
+import { nearViewport, oneAtATime, plainFirst } from "./plain-editor.js";
 import { keys } from "../store.js";
 import { diffLines } from "./diff.js";
 import { applyRule } from "./dependencies.js";
@@ -35,14 +35,18 @@ const WARM_UP_DELAY_MS = 300;
 let runsOnPage = 0;
 
 /**
- * The page's editors: a textarea first, CodeMirror (a chunk of its own) once Python has settled or the learner
- * touches the editor (plain-editor.js). One `settled()` per Python worker, shared by its cells.
+ * The page's editors: a textarea first, CodeMirror (a chunk of its own) once Python has settled and the editor
+ * nears the viewport, one at a time, or at once when the learner touches it (plain-editor.js). One `settled()`
+ * per Python worker, shared by its cells.
  */
 const editorsFor = new WeakMap();
 function pageEditor(python) {
   if (!editorsFor.has(python)) {
+    const settled = python.settled();
+    const turn = oneAtATime();
     editorsFor.set(python, plainFirst({
-      load: () => import("./editor.js").then((m) => m.createEditor), upgradeWhen: python.settled(),
+      load: () => import("./editor.js").then((m) => m.createEditor),
+      upgradeWhen: (area) => settled.then(() => nearViewport(area)).then(turn),
     }));
   }
   return editorsFor.get(python);

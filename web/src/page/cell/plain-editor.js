@@ -2,20 +2,63 @@
  * The editor a cell shows first: a plain textarea, with the cell's shortcuts, that hands over to CodeMirror
  * (editor.js, loaded as a chunk of its own) once the learner touches it or once `upgradeWhen` settles.
  *
- * Loading and creating CodeMirror costs the page's main thread ~0.4 s; on a two-core machine that is taken from
- * Python's start-up, which is what the learner waits for. The page passes Python's `settled()`, so the upgrade
- * happens after start-up (and after a Check pressed as the page opened) unless the learner focuses the editor
- * first. Until then the textarea is a working editor: what is typed in it is reported as typed, and the
- * upgrade carries over the text, the selection and the focus, in one task, so no keystroke falls between.
+ * Loading and creating CodeMirror costs the page's main thread ~0.4 s, and each editor more (a phone's main
+ * thread, 4× slower, spent 0.6 s on a lesson's three: issue 51); on a two-core machine that is taken from
+ * Python's start-up, which is what the learner waits for. The page hands over an editor once Python has settled
+ * (after start-up, and after a Check pressed as the page opened), once the editor nears the viewport, and one
+ * editor at a time, each in an idle moment (`nearViewport`, `oneAtATime`), unless the learner focuses it first:
+ * a learner reading the top of a lesson never waits for the editors further down. Until then the textarea is a
+ * working editor: what is typed in it is reported as typed, and the upgrade carries over the text, the
+ * selection and the focus, in one task, so no keystroke falls between.
  */
 
 /** Lines a textarea shows before it scrolls: the code's, within CodeMirror's limits (tl.css max-height). */
 const MIN_ROWS = 3;
 const MAX_ROWS = 28;
 
+/** How near the viewport (in viewport heights) an editor is handed over: a scroll away, not a screen away. */
+const NEAR = "100%";
+
 /**
- * @param {{load: () => Promise<Function>, upgradeWhen?: Promise<unknown>, onError?: (err: unknown) => void}} options
- *   load resolves to editor.js's createEditor; a failed load leaves the textarea in place (and is reported)
+ * Resolves once `element` is within a viewport's height of the viewport (at once where there is no
+ * IntersectionObserver).
+ * @param {Element} element
+ * @param {object} [win]  the window (tests pass a fake)
+ * @returns {Promise<void>}
+ */
+export function nearViewport(element, win = globalThis) {
+  if (typeof win.IntersectionObserver !== "function") return Promise.resolve();
+  return new Promise((resolve) => {
+    const observer = new win.IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      observer.disconnect();
+      resolve();
+    }, { rootMargin: `${NEAR} 0px ${NEAR} 0px` });
+    observer.observe(element);
+  });
+}
+
+/**
+ * A queue of turns: each `turn()` resolves after the ones asked for before it, in an idle moment of its own, so
+ * two editors are never created in one task.
+ * @param {object} [win]  the window (tests pass a fake)
+ * @returns {() => Promise<void>}
+ */
+export function oneAtATime(win = globalThis) {
+  const idle = (fn) => (typeof win.requestIdleCallback === "function"
+    ? win.requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 50));
+  let last = Promise.resolve();
+  return () => {
+    last = last.then(() => new Promise((resolve) => idle(() => resolve())));
+    return last;
+  };
+}
+
+/**
+ * @param {{load: () => Promise<Function>, upgradeWhen?: Promise<unknown>|((area: HTMLTextAreaElement) => Promise<unknown>),
+ *          onError?: (err: unknown) => void}} options
+ *   load resolves to editor.js's createEditor; a failed load leaves the textarea in place (and is reported);
+ *   upgradeWhen, a promise or a function of the editor's textarea that returns one: when to hand over unasked
  * @returns {Function} a createEditor with editor.js's signature and surface, plus `upgraded` (a promise of
  *   whether CodeMirror took over) and `view` (CodeMirror's, once it has)
  */
@@ -68,7 +111,8 @@ function createPlainEditor({ parent, doc, label, onChange, onPrimary, onSecondar
   area.addEventListener("compositionstart", () => { composing = true; });
   area.addEventListener("compositionend", () => { composing = false; });
   area.addEventListener("focus", upgrade);
-  upgradeWhen?.then(upgrade, upgrade);
+  const when = typeof upgradeWhen === "function" ? upgradeWhen(area) : upgradeWhen;
+  when?.then(upgrade, upgrade);
 
   return {
     get view() { return real?.view ?? null; },
