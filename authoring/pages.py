@@ -1,7 +1,8 @@
 """Checks of a course's pages against its exercises and chapters, each mistake one `file:line: message`.
 
 What no single page can know: that a manifest's `page` exists, that every page is reachable (in the nav, or a
-lesson of a chapter), that a lesson page shows its code cell and its chapter's shared sections. And what each page
+lesson of a chapter), that a lesson page shows its code cell and its chapter's shared sections, that each numeric
+prompt's tolerance takes an answer rounded as its question asks (or to the course's precision). And what each page
 knows: its widget errors, found by converting it with the site's own Markdown extensions (mdwidgets collects them
 instead of raising). Used by the MkDocs hook (tools/mkdocs_hooks.py) during a build and by
 `python -m authoring validate` without one.
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course import chapters as chapter_defs
-from course import manifest
+from course import manifest, numeric
 from course.manifest import rel
 
 
@@ -64,6 +65,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None, only: set[str] 
         if chapter.page not in pages:
             errors.append(f"{rel(chapter.path)}:{_line(chapter.path, 'page')}: page: "
                           f"{rel(course.docs / chapter.page)} does not exist")
+    decimals = course_decimals(course.exercises)
     by_id = manifest.Course.of(exercises).by_id
     lesson_pages = {by_id[i].page for c in chapters.values() for i in c.lessons if i in by_id}
     if nav_pages is not None:
@@ -80,6 +82,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None, only: set[str] 
         if not _block_re("exercise", ident).search(text):
             errors.append(f"{rel(path)}:1: {ex.id}'s code cell is not on its page: add `/// exercise | {ex.id}`")
         errors += pitfall_errors(ex, path, text)
+        errors += precision_errors(ex, path, text, decimals)
         chapter = chapter_defs.chapter_of(ex.id, chapters)
         if chapter is None:
             continue
@@ -104,6 +107,76 @@ def pitfall_errors(ex: manifest.Exercise, path: Path, text: str) -> list[str]:
                           f"pitfall {found.group(1)} of {rel(path)}, which has no row with id=\"pitfall-"
                           f"{found.group(1)}\": start that row of its pitfalls table with "
                           f"<span id=\"pitfall-{found.group(1)}\"></span>")
+    return errors
+
+
+# ---- numeric prompts: the precision a question asks for, and the tolerance that must take it ----------------------
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_ASKED = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+decimal(?:s|\s+places?)?\b", re.I)
+_NUMERIC = re.compile(r"^\s*/{3,}\s*numeric\s*\|\s*(\S+)\s+(\S+)\s*$", re.I)
+_END = re.compile(r"^\s*/{3,}\s*$")
+
+
+def course_decimals(exercises: Path) -> int:
+    """The precision a course's numeric prompts accept by default: course.toml's `decimals`, else the platform's
+    (a course.toml that does not load is reported by validation)."""
+    try:
+        return manifest.course_defaults(exercises).get("decimals", numeric.DECIMALS)
+    except manifest.ManifestError:
+        return numeric.DECIMALS
+
+
+def numeric_questions(text: str) -> dict[tuple[str, str], tuple[int, str]]:
+    """Each `/// numeric | <id> <prompt>` block of a page: (exercise slug, prompt id) -> (line, its question)."""
+    found, lines = {}, text.splitlines()
+    for number, line in enumerate(lines, 1):
+        match = _NUMERIC.match(line)
+        if match:
+            body = []
+            for later in lines[number:]:
+                if _END.match(later):
+                    break
+                body.append(later)
+            found[(manifest.slug_of(match.group(1)), match.group(2))] = (number, "\n".join(body))
+    return found
+
+
+def asked_decimals(question: str) -> set[int]:
+    """The precisions a question asks for in words: "to 3 decimals", "two decimal places"."""
+    return {int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] for n in _ASKED.findall(question)}
+
+
+def precision_errors(ex: manifest.Exercise, path: Path, text: str, default: int) -> list[str]:
+    """A numeric prompt must accept its answer rounded to the decimals its question asks for, or else to the
+    course's precision (`default`); a known wrong answer (`feedback`) must not count as right. AUTHORING.md,
+    "Numeric prompts: the precision rule"."""
+    errors, questions = [], numeric_questions(text)
+    for prompt in ex.prompts:
+        field = f"prompts[{prompt.index}]"
+        line, question = questions.get((ex.slug, prompt.id), (0, ""))
+        asked = sorted(asked_decimals(question))
+        if len(asked) > 1:
+            errors.append(f"{rel(path)}:{line}: `/// numeric | {ex.id} {prompt.id}` asks for "
+                          f"{' and '.join(map(str, asked))} decimals: ask for one precision")
+            continue
+        decimals = asked[0] if asked else default
+        refused = numeric.refused(prompt.answer, prompt.tolerance, decimals)
+        if refused:
+            target, typed = refused[0]
+            why = (f"as {rel(path)}:{line} asks" if asked else "the course's precision" +
+                   (f"; {rel(path)}:{line} asks for no other" if line else ""))
+            errors.append(f"{rel(ex.manifest)}:{manifest.line_of_field(ex.manifest, field + '.tolerance')}: "
+                          f"{field}.tolerance: {prompt.tolerance:g} refuses {typed:g}, the answer {target:g} "
+                          f"rounded to {decimals} decimals ({why}): make it "
+                          f"{numeric.tolerance_for(prompt.answer, decimals):g} or more, or ask for more decimals "
+                          f"in the question")
+        for j, known in enumerate(prompt.feedback):
+            if numeric.all_close(list(known.answer), prompt.answer, prompt.tolerance):
+                where = manifest.line_of_field(ex.manifest, f"{field}.feedback[{j}].answer")
+                errors.append(f"{rel(ex.manifest)}:{where}: {field}.feedback[{j}].answer: "
+                              f"{list(known.answer)} counts as the right answer under the tolerance "
+                              f"{prompt.tolerance:g}, so its message is never shown")
     return errors
 
 

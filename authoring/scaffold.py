@@ -190,7 +190,7 @@ LESSON_PARTS = '''
 id = "scaled"
 answer = [2, 5]
 expr = "scale(XS, 2)"
-tolerance = 1e-9
+tolerance = 1e-9        # wide enough for the answer rounded to the course's decimals (AUTHORING.md): exact here
 explain = "Each element times 2: 1 × 2 = **2** and 2.5 × 2 = **5**."
 
 [[prompts.feedback]]    # one per wrong answer a learner would plausibly type: each pitfall gives one

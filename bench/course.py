@@ -172,6 +172,8 @@ def generate(root: Path, count: int, repo: Path = REPO, platform: Path | None = 
         if any(sources[s].kind == "module" for s in slugs):
             _write_page(repo / "docs" / MODULE_MAP, docs / _map_page(k), rename_page)
         course.copies.append([rename(sources[s].id) for s in slugs])
+    if (repo / "exercises" / manifest.COURSE_FILE).is_file():  # the course's defaults: reveal, decimals
+        shutil.copyfile(repo / "exercises" / manifest.COURSE_FILE, exercises / manifest.COURSE_FILE)
     shutil.copyfile(repo / "docs" / "progress.md", docs / "progress.md")
     _write_home(course, repo)
     _unlink_missing(docs)

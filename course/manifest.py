@@ -303,13 +303,21 @@ COURSE_FILE = "course.toml"  # in the exercises folder: what every exercise inhe
 
 
 def course_defaults(root: Path) -> dict[str, Any]:
-    """The course's defaults from `<root>/course.toml` (`reveal`, as in an exercise.toml); {} without the file."""
+    """The course's defaults from `<root>/course.toml`: `reveal`, as in an exercise.toml, and `decimals`, the
+    precision every numeric prompt accepts unless its question asks for another (authoring/pages.py holds the
+    prompts to it); {} without the file."""
     path = root / COURSE_FILE
     if not path.is_file():
         return {}
     f = read_toml(path)
-    f.unknown({"reveal"})
-    return {"reveal_after": _reveal(f) or 0}
+    f.unknown({"reveal", "decimals"})
+    found: dict[str, Any] = {"reveal_after": _reveal(f) or 0}
+    if "decimals" in f.table:
+        decimals = f.get("decimals", int, what="a whole number of decimals")
+        if not 0 <= decimals <= 12:
+            raise f.fail("decimals", f"must be a whole number from 0 to 12, got {decimals}")
+        found["decimals"] = decimals
+    return found
 
 
 def test_definitions(tests_file: Path) -> dict[str, int]:
