@@ -2,7 +2,8 @@
 
 What no single page can know: that a manifest's `page` exists, that every page is reachable (in the nav, or a
 lesson of a chapter), that a lesson page shows its code cell and its chapter's shared sections, that each numeric
-prompt's tolerance takes an answer rounded as its question asks (or to the course's precision). And what each page
+prompt's tolerance takes an answer rounded as its question asks (or to the course's precision), that the sentence
+each careful learner reads is still on its page. And what each page
 knows: its widget errors, found by converting it with the site's own Markdown extensions (mdwidgets collects them
 instead of raising). Used by the MkDocs hook (tools/mkdocs_hooks.py) during a build and by
 `python -m authoring validate` without one.
@@ -16,6 +17,8 @@ from pathlib import Path
 from course import chapters as chapter_defs
 from course import manifest, numeric
 from course.manifest import rel
+
+from . import careful
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ def structure_errors(course: Course, nav_pages: set[str] | None, only: set[str] 
             errors.append(f"{rel(path)}:1: {ex.id}'s code cell is not on its page: add `/// exercise | {ex.id}`")
         errors += pitfall_errors(ex, path, text)
         errors += precision_errors(ex, path, text, decimals)
+        errors += careful.reads_errors(ex, path, text)
         chapter = chapter_defs.chapter_of(ex.id, chapters)
         if chapter is None:
             continue

@@ -365,7 +365,8 @@ def _run_corpus(ex: Exercise, deps: dict[str, str], workdir: str, report: Report
     """The diagnosis corpus (authoring/corpus.py), as validation's gate sees it: it loads cleanly and covers every
     mutant, each alternative passes every hidden test, and each injected mistake fails one: the test of the mutant
     it mirrors first, the whole suite only when that one passes. How the diagnosis fares on it is measured apart
-    (`python -m authoring.corpus --diagnose`, `make diagnosis-report`), not at every validation."""
+    (`python -m authoring.corpus --diagnose`, `make diagnosis-report`), not at every validation. Then the careful
+    learners (authoring/careful.py), each of whom must pass every hidden test too."""
     from . import corpus  # corpus.py judges through this module
 
     found = corpus.load(ex)
@@ -384,6 +385,24 @@ def _run_corpus(ex: Exercise, deps: dict[str, str], workdir: str, report: Report
             where = f"{rel(injected.path)}:{manifest.line_of_field(injected.path, 'edit')}"
             report.errors.append(f"{where}: injected mistake {injected.label} survives: every hidden test passes on "
                                  f"it ({injected.description})")
+    _run_careful(ex, deps, workdir, report)
+
+
+def _run_careful(ex: Exercise, deps: dict[str, str], workdir: str, report: Report) -> None:
+    """Every careful learner through the whole hidden suite: a test one fails is a rule its page leaves unsaid."""
+    from . import careful
+
+    found, problems = careful.load(ex)
+    report.errors += problems
+    for learner in found:
+        try:
+            source = careful.source(ex, learner)
+        except ManifestError as exc:
+            report.errors += exc.lines
+            continue
+        got = run_solution(ex, source, deps, workdir)
+        report.outcomes[f"careful:{learner.name}"] = {t["name"]: t["outcome"] for t in got.get("tests", [])}
+        report.errors += careful.failures(ex, learner, got)
 
 
 def _corpus_only(ex: Exercise, dep_paths: dict[str, Path]) -> Report:
@@ -730,7 +749,8 @@ def validate_all(keys: list[str] | None = None, cache: Path | None = None, *, ro
         fulls.append((ex, {"kind": "full", "folder": str(ex.folder), "deps": deps, "gate": gate},
                       BOOT_LIMIT + ex.time_limit * (len(ex.catalogue) + len(ex.mutants) + 2), 0))
         broken = syntax_errors(ex)
-        if not gate and (ex.folder / "alternatives").is_dir() and "reference" not in broken:
+        corpus_folders = ("alternatives", "careful")  # authoring/corpus.py, careful.py
+        if not gate and any((ex.folder / f).is_dir() for f in corpus_folders) and "reference" not in broken:
             corpora.append((ex, {"kind": "corpus", "folder": str(ex.folder), "deps": deps},
                             BOOT_LIMIT + ex.time_limit * 4 * (len(ex.catalogue) + len(ex.mutants)), 0))
         if "reference" not in broken and "tests" not in broken:  # else there is nothing to run again

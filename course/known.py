@@ -26,16 +26,17 @@ from course.store import REPO, cache_folder
 IN_PYODIDE = sys.platform == "emscripten"
 DEFAULT_RUNS = 1 if IN_PYODIDE else 5  # validation's reference runs per exercise, each in a fresh process
 MISTAKES_FILE = "mistakes.json"  # beside an exercise's manifest in the ol wheel (tools/ol_wheel.py writes it)
-VALIDATION = [REPO / "authoring" / n for n in ("validate.py", "corpus.py")]  # the validation's code
+VALIDATION = [REPO / "authoring" / n for n in ("validate.py", "corpus.py", "careful.py")]  # the validation's code
 
 
 def content_hash(ex: Exercise, course: Course, runs: int = DEFAULT_RUNS) -> str:
     """Hash of everything a validation result depends on: the folders, their dependencies, the judge (checker/)
-    and the validation (authoring/validate.py, corpus.py), the Python, numpy and pytest that run them, the number of runs (five clean
-    runs prove more than one)."""
+    and the validation (authoring/validate.py, corpus.py, careful.py), the Python, numpy and pytest that run them,
+    the number of runs (five clean runs prove more than one)."""
     h = hashlib.sha256(f"runs={runs}\0{sys.version}\0{_versions()}\0".encode())
     folders = [ex.folder] + [d.folder for d in course.dependencies(ex)]
-    # The diagnosis corpus (alternatives/) is an input: validation proves it too (authoring/corpus.py).
+    # The diagnosis corpus (alternatives/) and the careful learners (careful/) are inputs: validation proves them
+    # too (authoring/corpus.py, careful.py).
     sources = [(f"{f.name}/{p.relative_to(f)}", p) for f in folders for p in sorted(f.rglob("*"))
                if p.is_file() and "__pycache__" not in p.parts]
     sources += [(f"checker/{p.name}", p) for p in sorted(Path(checker.__file__).parent.glob("*.py"))]

@@ -39,7 +39,8 @@ PROJECT = "tinyllm-ol"
 DIST = "tinyllm_ol"
 COURSE = exchange.COURSE
 DATE = (2020, 1, 1, 0, 0, 0)
-SKIPPED_PARTS = {"mutants", "alternatives", "__pycache__"}  # alternatives: the diagnosis corpus (authoring/corpus.py)
+# alternatives: the diagnosis corpus (authoring/corpus.py); careful: the careful learners (authoring/careful.py)
+SKIPPED_PARTS = {"mutants", "alternatives", "careful", "__pycache__"}
 
 
 def _commit_time() -> int:
