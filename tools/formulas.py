@@ -58,6 +58,47 @@ def _where(page: Path, site: Path, docs: Path, tex: str) -> str:
     return f"{md.relative_to(docs.parent).as_posix()}:{number}"
 
 
+# An inline formula is one MathML element, which no browser breaks across lines; KaTeX's HTML rendering broke after
+# a relation or an operator at the formula's top level, as TeX does. A long inline formula is cut there into
+# consecutive <math> elements, between which a line can break, so it never widens a phone's page.
+BREAK_AFTER = set("=<>≤≥≠≈∼≡∈∉⊂⊆→←⇒⇔+−×⋅·±")
+LONG_INLINE = 24  # characters drawn: shorter formulas fit a phone's line and keep their one element
+WHOLE = re.compile(r'(<span class="katex">)(<math [^>]*>)<semantics><mrow>(.*)</mrow>'
+                   r'<annotation encoding="application/x-tex">.*?</annotation></semantics></math></span>', re.S)
+TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
+
+
+def top_level(mathml: str) -> list[str]:
+    """The top-level elements of a run of MathML, each as written."""
+    items, depth, start = [], 0, 0
+    for tag in TAG.finditer(mathml):
+        closing, selfclosing = tag[1] == "/", tag[3] == "/"
+        if depth == 0 and not closing:
+            start = tag.start()
+        depth += 0 if selfclosing else (-1 if closing else 1)
+        if depth == 0:
+            items.append(mathml[start:tag.end()])
+    return items
+
+
+def breakable(rendered: str) -> str:
+    """A long inline formula as consecutive <math> elements, cut after each top-level relation or operator; a
+    short one, or one without such a place, as it was."""
+    whole = WHOLE.fullmatch(rendered)
+    if not whole or len(html.unescape(re.sub(r"<[^>]+>", "", whole[3]))) < LONG_INLINE:
+        return rendered
+    pieces: list[list[str]] = [[]]
+    for item in top_level(whole[3]):
+        pieces[-1].append(item)
+        operator = re.fullmatch(r"<mo\b[^>]*>(.*?)</mo>", item, re.S)
+        if operator and html.unescape(operator[1]).strip() in BREAK_AFTER:
+            pieces.append([])
+    pieces = [p for p in pieces if p]
+    if len(pieces) < 2:
+        return rendered
+    return whole[1] + "".join(f"{whole[2]}<mrow>{''.join(p)}</mrow></math>" for p in pieces) + "</span>"
+
+
 def render(site: Path, docs: Path) -> list[str]:
     """Render every formula of every page under `site` in place; returns one warning per formula KaTeX rejects."""
     pages = {page: page.read_text(encoding="utf-8") for page in sorted(site.rglob("*.html"))}
@@ -86,7 +127,8 @@ def render(site: Path, docs: Path) -> list[str]:
                 warnings.append(f"{_where(page, site, docs, tex)}: KaTeX cannot render {shown}: {result['error']}")
             if result.get("html") is None:
                 return match[0]  # left to the browser's math.js, which shows the source if it fails too
-            return f'<{match[1]} class="arithmatex">{result["html"]}</{match[1]}>'
+            rendered = result["html"] if display else breakable(result["html"])
+            return f'<{match[1]} class="arithmatex">{rendered}</{match[1]}>'
 
         page.write_text(FORMULA.sub(replace, text), encoding="utf-8")
     return warnings

@@ -124,7 +124,10 @@ def get_code(page, slug: str) -> str:
 
 
 def press_in_editor(page, slug: str, keys: str) -> None:
-    cell(page, slug).locator(".cm-content").click()
+    """Keys pressed in a cell's editor: CodeMirror, or the plain editor that a touch hands over to it at once
+    (an editor far from the viewport is plain until then: plain-editor.js)."""
+    cell(page, slug).locator(".cm-content, textarea.tl-editor-plain").first.click()
+    cell(page, slug).locator(".cm-content").wait_for()
     page.keyboard.press(keys)
 
 

@@ -18,7 +18,6 @@ On the fixture course (the machinery):
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ import yaml
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import REPO, SITE, served
-from authoring import pages
+from authoring import page_kinds, pages
 from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
                          fixture_modules, outcomes, page_with, pages_with, reference, set_code, uri, wait_python,
                          wait_result)
@@ -62,11 +61,11 @@ def site_pages() -> list[str]:
 
 
 def page_kind(path: str) -> tuple[str, ...]:
-    """A page's kind: the widgets and parts of them its built HTML holds (its `tl-` classes)."""
+    """A page's kind: the widget blocks on it, and nothing else (authoring/page_kinds.py), so the pages audited
+    grow with the platform's widgets, not with the course."""
     site = served(SITE)
     html = site / path / "index.html" if not path.endswith(".html") else site / path
-    text = html.read_text(encoding="utf-8") if html.is_file() else ""
-    return tuple(sorted(set(re.findall(r'class="(tl-[a-z-]+)', text)))) or (path,)
+    return page_kinds.blocks(html.read_text(encoding="utf-8")) if html.is_file() else (path,)
 
 
 def one_of_each_kind(pages: list[str]) -> list[str]:
@@ -117,8 +116,21 @@ def open_page(page, url: str, work: dict | None = None) -> None:
     page.wait_for_function("""() => document.documentElement.classList.contains('tl-js')
         && !document.querySelector('.tl-fallback')
         && [...document.querySelectorAll('.tl-progress')].every((p) => p.querySelector('table'))
-        && [...document.querySelectorAll('.tl-cell')].every((c) => c.querySelector('.cm-editor'))""", timeout=60_000)
+        && [...document.querySelectorAll('.tl-cell')].every((c) => c.tlCell)""", timeout=60_000)
     page.wait_for_load_state("load")
+    render_everything(page)
+
+
+def render_everything(page) -> None:
+    """Every fold of the page drawn (tl.css: a fold out of view is not, and axe cannot read the colours or sizes of
+    what is not drawn) and every editor handed over to CodeMirror (each once it nears the viewport: each cell
+    brought into view in turn), so the audit sees all of the page as a reader scrolling through it does."""
+    page.add_style_tag(content=".md-typeset .tl-fold { content-visibility: visible !important; }")
+    cells = page.locator(".tl-cell")
+    for n in range(cells.count()):
+        cells.nth(n).scroll_into_view_if_needed()
+        cells.nth(n).locator(".cm-editor").wait_for(timeout=60_000)
+    page.evaluate("window.scrollTo(0, 0)")
 
 
 def audit(page) -> list[dict]:

@@ -1,5 +1,6 @@
 """The build renders the pages' maths with the front end's KaTeX (tools/formulas.py), under Node.js, as MathML alone,
 and cuts the math font down to what the formulas draw (tools/math_font.py)."""
+import re
 import shutil
 
 import pytest
@@ -80,3 +81,23 @@ def test_the_math_font_holds_what_the_formulas_draw_and_its_math_table(tmp_path)
     assert ord("Ω") not in font.getBestCmap()  # cut down to what is drawn (and ASCII)
     assert size < 60_000
     assert "Open Font License" in (site / "assets/tl" / math_font.build_outputs.MATH_FONT_LICENCE).read_text()
+
+
+def test_a_long_inline_formula_is_cut_where_a_line_may_break_and_a_short_one_is_not(tmp_path):
+    md = "# P\n\nIt is \\(a + b\\) and \\(x_1 + x_2 + x_3 = y_1 \\cdot y_2 + 1234567890 = z\\) and\n\n\\[ p + q + r + s + t + u + v + w + x + y + z = 1 \\]\n"
+    html = ('<article><p>It is <span class="arithmatex">\\(a + b\\)</span> and <span class="arithmatex">'
+            '\\(x_1 + x_2 + x_3 = y_1 \\cdot y_2 + 1234567890 = z\\)</span> and</p>'
+            '<div class="arithmatex">\\[ p + q + r + s + t + u + v + w + x + y + z = 1 \\]</div></article>')
+    site, docs = site_with(tmp_path, {"p": (html, md)})
+    formulas.render(site, docs)
+    out = (site / "p/index.html").read_text()
+    spans = re.findall(r'<span class="arithmatex">(<span class="katex">.*?</span>)</span>', out)
+    assert spans[0].count("<math") == 1, "a short formula keeps its one element (and its TeX annotation)"
+    assert "annotation" in spans[0]
+    pieces = re.findall(r"<math[^>]*>(.*?)</math>", spans[1])
+    assert len(pieces) == 7, pieces  # cut after the three pluses, the two equals signs and the dot
+    assert all(p.startswith("<mrow>") for p in pieces)
+    drawn = "".join(re.sub(r"<[^>]+>", "", p) for p in pieces)
+    assert drawn == "x1+x2+x3=y1⋅y2+1234567890=z", "nothing lost, nothing added, in order"
+    assert re.search(r'<div class="arithmatex"><span class="katex"><math [^>]*display="block"', out)
+    assert out.count('display="block"') == 1, "a displayed formula is never cut"
