@@ -92,3 +92,19 @@ def largest_of_each_kind(pages: list[BuiltPage]) -> dict[tuple[str, ...], BuiltP
 def describe(kind: tuple[str, ...]) -> str:
     """A kind as a person reads it: its blocks joined, or 'no widgets'."""
     return " + ".join(kind) if kind else "no widgets"
+
+
+# What one built page may hold, whatever its kind: written once, here, and held by tests/content (every page of
+# the built course) and tests/unit (the rule itself). The largest page at issue 51 was M07.6's, 3,739 elements and
+# 161 kB once its formulas were MathML alone; Lighthouse's phone audit of it is in bench/README.md ("Each kind of
+# page on a phone"). A page over budget is a page a phone lays out slowly: split it, or move what only some
+# readers want into a reveal, rather than raise the numbers.
+BUDGET = {"elements": 4_000, "bytes": 180_000}
+
+
+def over_budget(page: BuiltPage, budget: dict[str, int] = BUDGET) -> list[str]:
+    """What of `budget` a built page exceeds, one sentence each with its figure; [] when it fits."""
+    html = page.html
+    found = {"elements": element_count(html), "bytes": len(html.encode("utf-8"))}
+    return [f"/{page.path}: {found[what]:,} {what} as built, over the budget of {limit:,} (authoring/page_kinds.py)"
+            for what, limit in budget.items() if found[what] > limit]

@@ -83,3 +83,18 @@ def test_reshaping_twice_changes_nothing_more(tmp_path):
     page_html.write(tmp_path)
     assert (tmp_path / "a" / "index.html").read_text().count("md-typeset__scrollwrap") == once.count(
         "md-typeset__scrollwrap")
+
+
+def test_the_page_budget_counts_every_element_and_byte_as_built(tmp_path):
+    from authoring import page_kinds
+
+    (tmp_path / "a").mkdir()
+    html = page(PROSE * 3 + TABLE + '<math><mrow><mi>x</mi></mrow></math>')
+    (tmp_path / "a" / "index.html").write_text(html)
+    [built] = page_kinds.built_pages(tmp_path)
+    elements = page_kinds.element_count(html)
+    assert elements == html.count("<") - html.count("</"), "every start tag, MathML's too"
+    assert page_kinds.over_budget(built, {"elements": elements, "bytes": len(html)}) == []
+    over = page_kinds.over_budget(built, {"elements": elements - 1, "bytes": len(html) - 1})
+    assert [line.split(":")[0] for line in over] == ["/a/", "/a/"]
+    assert f"{elements:,} elements" in over[0] and "bytes" in over[1]
