@@ -126,6 +126,9 @@ class Chromium(Engine):
     def reload(self) -> None:
         self.page.reload()
 
+    def narrow(self, width: int, height: int) -> None:
+        self.page.set_viewport_size({"width": width, "height": height})
+
     def errors(self) -> list[str]:
         return list(self._errors)
 
@@ -198,6 +201,10 @@ class Firefox(Engine):
     def reload(self) -> None:
         self.send("browsingContext.reload", {"context": self.context, "wait": "complete"})
 
+    def narrow(self, width: int, height: int) -> None:
+        self.send("browsingContext.setViewport", {"context": self.context,
+                                                  "viewport": {"width": width, "height": height}})
+
     def errors(self) -> list[str]:
         self.js("() => new Promise((r) => setTimeout(r, 0))")  # let pending log events arrive
         return list(self._errors)
@@ -259,10 +266,30 @@ class WebKit(Engine):
         return self._request("POST", f"/session/{self.session}/execute/async", {"script": script, "args": [args_json]})
 
     def open(self, url: str) -> None:
+        self.framed = False
         self._request("POST", f"/session/{self.session}/url", {"url": url})
 
     def reload(self) -> None:
         self._request("POST", f"/session/{self.session}/refresh", {})
+
+    framed = False  # the page is in a frame of its own (narrow), where every script of the journey runs
+
+    def js(self, fn: str, *args):
+        if self.framed:
+            fn = f"(...args) => window.frames[0].eval({json.dumps('(' + fn + ')')})(...args)"
+        return super().js(fn, *args)
+
+    def narrow(self, width: int, height: int) -> None:
+        """The page as a screen `width` × `height` shows it. MiniBrowser's window is never narrower than its
+        toolbar (447 px), so the page is opened again in a frame of that size, on a page of its own origin, and the
+        journey's scripts run in the frame from then on (until the next `open`): its media queries, its layout and
+        its viewport are the frame's."""
+        url = self.js("() => location.href")
+        self.js("(src, w, h) => new Promise((done) => { document.body.replaceChildren();"
+                " document.body.style.margin = '0'; const frame = document.createElement('iframe');"
+                " frame.style.cssText = `width: ${w}px; height: ${h}px; border: 0`; frame.onload = () => done(true);"
+                " frame.src = src; document.body.append(frame); })", url, width, height)
+        self.framed = True
 
     def errors(self) -> list[str]:
         return self.js("() => (window.tlErrors || []).slice()")

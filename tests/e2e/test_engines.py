@@ -391,3 +391,36 @@ def test_the_class_view_keeps_learner_code_apart_where_the_page_is_isolated(engi
     assert cells == {"honest": "passed", "gc_plugin": "not-reproduced", "delete_caches": "not-reproduced"}, cells
     print(f"{engine.name}: cross-origin isolated {isolated}, class checks {boundary}")
     clean(engine)
+
+
+PHONE_WIDTH = 390
+LONG_ERROR = "raise ValueError('" + "a very long message without a single space in it " * 6 + "')\n"
+ON_SCREEN = ("(slug) => { const c = " + CELL + "; const w = document.documentElement.clientWidth;"
+             " const inside = (s) => { const r = c.querySelector(s).getBoundingClientRect();"
+             " return r.width > 0 && r.left >= 0 && r.right <= w + 1; };"
+             " return {page: document.documentElement.scrollWidth, width: w, run: inside('button.tl-run'),"
+             " check: inside('button.tl-check'), output: c.querySelector('.tl-output').hidden || inside('.tl-output'),"
+             " results: [...c.querySelectorAll('li[data-test]')].every((li) => li.getBoundingClientRect().right <= w + 1)}; }")
+
+
+def test_a_phone_width_journey(engine, fixture_url):
+    """390 CSS pixels wide, as a phone: a numeric prompt asks for the decimal keyboard; Run and Check are on the
+    screen and work when pressed (no Ctrl/⌘); neither a traceback with a long line nor the results make the page
+    scroll sideways. Touch itself is Chromium's phone emulation's (tests/e2e/test_phone.py)."""
+    engine.open(fixture_url + LESSON)
+    engine.narrow(PHONE_WIDTH, 844)
+    assert engine.js("() => document.documentElement.clientWidth") <= PHONE_WIDTH
+    assert engine.js("(id) => document.querySelector(`.tl-numeric[data-prompt='${id}'] input`).inputMode",
+                     PROMPT.id) == "decimal"
+    wait_python(engine)
+    seen = engine.js(ON_SCREEN, SLUG)
+    assert seen["run"] and seen["check"], seen
+    set_code(engine, LONG_ERROR)
+    press(engine, "button.tl-run")
+    assert result(engine) == "error"
+    seen = engine.js(ON_SCREEN, SLUG)
+    assert seen["page"] <= seen["width"] and seen["output"], f"{engine.name}: {seen}"
+    assert check(engine, reference(FIXTURE, SLUG)) == "passed"
+    seen = engine.js(ON_SCREEN, SLUG)
+    assert seen["page"] <= seen["width"] and seen["results"], f"{engine.name}: {seen}"
+    clean(engine)
