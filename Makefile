@@ -172,6 +172,7 @@ bench: build setup-browser ## start-up and run-time benchmark, then the same ove
 ifeq ($(ENGINE),)
 	$(PY) -m bench.run
 	$(PY) -m bench.network
+	$(PY) -m bench.pages
 else
 	@$(MAKE) --no-print-directory setup-engines
 	$(PY) -m bench.engines --engine $(ENGINE) $(if $(RUNS),--runs $(RUNS)) $(if $(SITE),--site $(SITE)) $(if $(LABEL),--label "$(LABEL)")
@@ -180,7 +181,11 @@ endif
 bench-network: build setup-browser ## start-up over emulated networks, plain and compressing server ([RUNS=N])
 	$(PY) -m bench.network $(if $(RUNS),--runs $(RUNS))
 
-.PHONY: bench-course bench-network bench-versions diagnosis-report
+# Lighthouse's phone audit of each kind of page, the site served compressed ([RUNS=N] [BEFORE=dir of another site/])
+bench-pages: build setup-browser
+	$(PY) -m bench.pages $(if $(RUNS),--runs $(RUNS)) $(if $(BEFORE),--before "$(BEFORE)")
+
+.PHONY: bench-course bench-network bench-pages bench-versions diagnosis-report
 diagnosis-report: validate ## the diagnosis measured: leave-one-out and the corpus (bench/results/diagnosis-latest.md)
 	@mkdir -p bench/results
 	$(PY) -m authoring.corpus --diagnose | tee bench/results/diagnosis-latest.md

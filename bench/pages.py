@@ -11,7 +11,9 @@ a learner's first visit. The site is served by bench/network.py's `gzip` server,
 JavaScript, JSON and WebAssembly as GitHub Pages or Netlify do.
 
 With `--before DIR`, another build of the site is audited in the same run, page for page (the pages are chosen
-from `--site`'s kinds), the two interleaved so that whatever else the machine does falls on both alike. Every
+from `--site`'s kinds), the two interleaved so that whatever else the machine does falls on both alike. With
+`--theme`, so are three copies of the site, each giving one of the theme's components that the build hands to the
+page (tools/page_html.py: content, toc, top) back to mkdocs-material's script: what each costs. Every
 figure is the median of the runs. A benchmark, never a test: nothing here asserts a score or a time; the issue's
 targets are printed beside the figures.
 """
@@ -151,6 +153,31 @@ def table(results: dict, pages: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def theme_variants(site: Path, into: Path) -> dict[str, Path]:
+    """Copies of a built site in which one of the theme's components that tools/page_html.py hands to the page
+    (content, toc, top) is given back to mkdocs-material's script: what each of theirs costs a phone against the
+    page's own (web/src/page/theme.js). Only the pages are copied; the rest is linked."""
+    from tools import page_html
+
+    variants = {}
+    for name in page_html.OWN_COMPONENTS:
+        copy = into / f"theme-{name}"
+        for path in site.iterdir():
+            (copy / path.name).parent.mkdir(parents=True, exist_ok=True)
+            if path.name == "assets" or path.is_file():
+                (copy / path.name).symlink_to(path.resolve())
+            else:
+                shutil.copytree(path, copy / path.name)
+        for page in copy.rglob("*.html"):
+            if page.is_symlink():
+                continue
+            text = page.read_text(encoding="utf-8")
+            page.write_text(text.replace(f'data-tl-component="{name}"', f'data-md-component="{name}"'),
+                            encoding="utf-8")
+        variants[f"theme's {name}"] = copy
+    return variants
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, default=REPO / "site", help="the built site (default site/)")
@@ -159,9 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=[], help="these paths (e7/the-speed-up/) instead of one per kind")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--name", default="pages-latest")
+    parser.add_argument("--theme", action="store_true",
+                        help="also the site with each of the theme's content, toc and top components given back to it")
     args = parser.parse_args(argv)
     sites = ({"before": args.before.resolve(), "after": args.site.resolve()} if args.before
              else {"this build": args.site.resolve()})
+    scratch = tempfile.TemporaryDirectory()
+    if args.theme:
+        sites.update(theme_variants(args.site.resolve(), Path(scratch.name)))
     pages = chosen_pages(args.site, args.only)
     results = run(sites, pages, args.runs)
     text = (f"# Each kind of page on a phone: Lighthouse's mobile audit, served compressed\n\n"
