@@ -33,9 +33,11 @@ ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 FOLD_AT = {"h2", "h3"}
 OWN_COMPONENTS = ("content", "toc", "top")
-# A phone's line holds about 45 characters of the theme's body text, a wide screen's about 100; a block adds about
-# a line of margin, a table row or a line of code about a line and a half, a displayed formula three.
-CHARS_PER_LINE = {"narrow": 45, "wide": 100}
+# A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code and
+# displayed formula, on a phone (390 px) and a wide screen (1280 px): fitted by least squares to the drawn height
+# of the course's 88 folds (`python -m bench.fold_heights` prints the fit and its error: a median of 12-13 %).
+PER = {"narrow": {"block": 2.47, "chars": 0.0185, "rows": 2.35, "code": 0.227, "math": 0.9},
+       "wide": {"block": 2.24, "chars": 0.0099, "rows": 1.36, "code": 0.351, "math": 1.03}}
 MIN_LINES = 8  # a shorter run costs little to lay out, and its estimate would be most of it
 
 
@@ -49,6 +51,7 @@ class _TopLevel(HTMLParser):
         self.lines = [0] + [m.end() for m in re.finditer("\n", text)]
         self.depth = 0
         self.pre = 0
+        self.hidden = 0
         self.items: list[dict] = []
         self.done = False
 
@@ -67,6 +70,7 @@ class _TopLevel(HTMLParser):
         item["rows"] += tag == "tr"
         item["math"] += tag == "math" and ("display", "block") in attrs
         self.pre += tag == "pre"
+        self.hidden += tag == "annotation"  # a formula's TeX source: kept for copying, never drawn
         if tag not in VOID:
             self.depth += 1
 
@@ -74,6 +78,7 @@ class _TopLevel(HTMLParser):
         if self.done or tag in VOID:
             return
         self.pre -= tag == "pre" and self.pre > 0
+        self.hidden -= tag == "annotation" and self.hidden > 0
         self.depth -= 1
         if self.depth < 0:  # the article's own end
             self.done = True
@@ -81,7 +86,7 @@ class _TopLevel(HTMLParser):
             self.items[-1]["end"] = self.text.index(">", self._offset()) + 1
 
     def handle_data(self, data) -> None:
-        if self.done or not self.items or self.depth == 0:
+        if self.done or not self.items or self.depth == 0 or self.hidden:
             return
         if self.pre:
             self.items[-1]["code"] += data.count("\n")
@@ -89,36 +94,42 @@ class _TopLevel(HTMLParser):
             self.items[-1]["chars"] += len(data.strip())
 
 
+def features(items: list[dict]) -> dict[str, int]:
+    """What a run of top-level elements holds, as the height estimate reads it."""
+    return {"block": len(items), **{k: sum(i[k] for i in items) for k in ("chars", "rows", "code", "math")}}
+
+
 def _lines(items: list[dict], width: str) -> int:
-    per = CHARS_PER_LINE[width]
-    total = 0.0
-    for item in items:
-        total += 1 + item["chars"] / per + 1.5 * item["rows"] + 1.2 * item["code"] + 3 * item["math"]
-    return max(2, round(total))
+    return max(2, round(sum(PER[width][k] * n for k, n in features(items).items())))
 
 
-def fold(page: str) -> str:
-    """The page with its article's content between h2/h3 headings in folds (unchanged if it has no article)."""
-    found = ARTICLE.search(page)
+def folded_runs(html: str) -> list[list[dict]]:
+    """The runs of a page's article that become folds, in order (each a list of its top-level elements)."""
+    found = ARTICLE.search(html)
     if not found:
-        return page
-    body = page[found.end():]
+        return []
+    body = html[found.end():]
     parser = _TopLevel(body)
     parser.feed(body)
-    items = [i for i in parser.items if "end" in i]
-    out, at = [], 0
     runs: list[list[dict]] = []
-    for item in items:
+    for item in (i for i in parser.items if "end" in i):
         if item["tag"] in FOLD_AT or item["live"]:
             runs.append([])
         elif runs:
             runs[-1].append(item)
-    for run in runs:
-        if not run or _lines(run, "narrow") < MIN_LINES:
-            continue
-        start, end = found.end() + run[0]["start"], found.end() + run[-1]["end"]
+    return [[{**i, "start": i["start"] + found.end(), "end": i["end"] + found.end()} for i in run]
+            for run in runs if run and _lines(run, "narrow") >= MIN_LINES]
+
+
+def fold(page: str) -> str:
+    """The page with its article's content between h2/h3 headings and widgets in folds (unchanged if it has no
+    article)."""
+    out, at = [], 0
+    for run in folded_runs(page):
+        start, end = run[0]["start"], run[-1]["end"]
         out.append(page[at:start])
-        out.append(f'<div class="tl-fold" style="--tl-fold-narrow: {_lines(run, "narrow")}; '
+        holds = " ".join(str(n) for n in features(run).values())  # what bench.fold_heights fits the estimate to
+        out.append(f'<div class="tl-fold" data-holds="{holds}" style="--tl-fold-narrow: {_lines(run, "narrow")}; '
                    f'--tl-fold-wide: {_lines(run, "wide")}">')
         out.append(page[start:end])
         out.append("</div>")
