@@ -32,6 +32,8 @@ from pathlib import Path
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 FOLD_AT = {"h2", "h3"}
+# Placeholders a page may hold as raw HTML, not as a block, which the page's script mounts (web/src/page/main.js).
+LIVE = {"tl-offline"}
 OWN_COMPONENTS = ("content", "toc", "top")
 # A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code and
 # displayed formula, on a phone (390 px) and a wide screen (1280 px): fitted by least squares to the drawn height
@@ -66,7 +68,8 @@ class _TopLevel(HTMLParser):
             self.items.append({"tag": tag, "start": self._offset(), "chars": 0, "rows": 0, "code": 0, "math": 0,
                                "live": False})
         item = self.items[-1]
-        item["live"] = item["live"] or any(name == "data-tl-block" for name, _ in attrs)
+        item["live"] = item["live"] or any(name == "data-tl-block" or (name == "class" and value in LIVE)
+                                           for name, value in attrs)
         item["rows"] += tag == "tr"
         item["math"] += tag == "math" and ("display", "block") in attrs
         self.pre += tag == "pre"

@@ -45,6 +45,12 @@ def test_a_widget_ends_a_fold_and_stays_outside_every_fold():
     assert open_folds <= 0, "the widget is not inside a fold"
 
 
+def test_a_placeholder_the_page_script_mounts_is_never_folded_though_it_is_no_block():
+    html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{PROSE}<div class=\"tl-offline\"></div>\n{PROSE}{PROSE}"))
+    start = html.index('<div class="tl-offline">')
+    assert html[:start].count('<div class="tl-fold"') == html[:start].count("</div>"), "not inside a fold"
+
+
 def test_a_short_run_is_not_folded_and_a_page_without_an_article_is_unchanged():
     assert 'tl-fold' not in page_html.fold(page("<h2>A</h2>\n<p>Short.</p>\n<h2>B</h2>\n<p>Also short.</p>\n"))
     assert page_html.fold("<html><body><p>x</p></body></html>") == "<html><body><p>x</p></body></html>"

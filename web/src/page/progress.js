@@ -102,6 +102,7 @@ export function mountProgress(root, { store, base }) {
     inner.append(renderTable(index, store, base));
     wrap.append(inner);
     holder.replaceChildren(wrap);
+    root.dataset.drawn = ""; // tl.css held the table's room until now
     unwatch();
     unwatch = watchScroller(wrap, "Table");
   };
@@ -110,6 +111,7 @@ export function mountProgress(root, { store, base }) {
     refresh();
   }).catch((err) => {
     status.textContent = `The list of exercises could not be loaded (${err.message}).`;
+    root.dataset.drawn = "";
   });
 
   exportB.addEventListener("click", () => exportProgress(store, base, status, name.chosen()).then(sayKeeping));
