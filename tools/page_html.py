@@ -8,8 +8,8 @@ made to the HTML the generator wrote, so they hold for MkDocs' build and Zensica
 - **Folds.** The article's prose, tables, formulas and code between its h2 and h3 headings and its widgets go
   into `<div class="tl-fold">`, which tl.css gives `content-visibility: auto`: a fold out of view is neither
   styled nor laid out until it nears the viewport. The headings stay outside the folds, so a heading's position
-  never needs a fold's insides, and so do the widgets (any top-level element holding a `data-tl-block`): a
-  widget is mounted, changed and read by scripts, and its text is what a reader, a screen reader or a test finds
+  never needs a fold's insides, and so do the widgets (any top-level element holding a `data-tl-block` other
+  than the read-only `STILL` ones): a widget is mounted, changed and read by scripts, and its text is what a reader, a screen reader or a test finds
   whether or not it is on screen (an element in a fold out of view has no `innerText`). Each fold carries an
   estimate of its height (`--tl-fold-narrow`, `--tl-fold-wide`, in lines) so the page's length and its scroll bar
   are near right before a fold is drawn; once drawn, the browser remembers its real height (`auto`). A run
@@ -34,6 +34,9 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 FOLD_AT = {"h2", "h3"}
 # Placeholders a page may hold as raw HTML, not as a block, which the page's script mounts (web/src/page/main.js).
 LIVE = {"tl-offline"}
+# Blocks that are read, not used: a chapter's shared section, the tests' catalogue (its rows take their outcomes
+# as data, never as a size) and the mutants' table. They fold like prose, unless a widget is inside.
+STILL = {"chapter-section", "tests", "mutants"}
 OWN_COMPONENTS = ("content", "toc", "top")
 # A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code and
 # displayed formula, on a phone (390 px) and a wide screen (1280 px): fitted by least squares to the drawn height
@@ -68,8 +71,8 @@ class _TopLevel(HTMLParser):
             self.items.append({"tag": tag, "start": self._offset(), "chars": 0, "rows": 0, "code": 0, "math": 0,
                                "live": False})
         item = self.items[-1]
-        item["live"] = item["live"] or any(name == "data-tl-block" or (name == "class" and value in LIVE)
-                                           for name, value in attrs)
+        item["live"] = item["live"] or any((name == "data-tl-block" and value not in STILL) or
+                                           (name == "class" and value in LIVE) for name, value in attrs)
         item["rows"] += tag == "tr"
         item["math"] += tag == "math" and ("display", "block") in attrs
         self.pre += tag == "pre"

@@ -18,9 +18,16 @@ def page(article: str) -> str:
             '<ul data-md-component="toc"></ul><div data-md-component="header"></div></body></html>')
 
 
-def folds(html: str) -> list[str]:
-    return re.findall(r'<div class="tl-fold"[^>]*>(.*?)</div><!--end-->', html.replace(
-        "</div>", "</div><!--end-->"), re.S)
+def in_fold(html: str, marker: str) -> bool:
+    """Whether the element whose start tag holds `marker` is inside a fold: the open elements where it starts."""
+    stack = []
+    for tag in re.finditer(r"<(/?)(\w+)([^>]*)>", html[: html.index(marker)]):
+        if tag[1]:
+            while stack and stack.pop()[0] != tag[2]:
+                pass
+        elif tag[2] not in page_html.VOID:
+            stack.append((tag[2], 'class="tl-fold"' in tag[3]))
+    return any(fold for _, fold in stack)
 
 
 def test_content_between_headings_is_folded_and_headings_and_the_intro_are_not():
@@ -37,18 +44,13 @@ def test_content_between_headings_is_folded_and_headings_and_the_intro_are_not()
 def test_a_widget_ends_a_fold_and_stays_outside_every_fold():
     html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{PROSE}{WIDGET}{PROSE}{PROSE}"))
     assert html.count('class="tl-fold"') == 2
-    before, after = html.split('data-tl-block="numeric"')
-    assert before.count('<div class="tl-fold"') == 1 and before.rstrip().rsplit("</div>", 1)[0].count(
-        '<div class="tl-fold"') == 1
-    widget_start = html.index('<div class="tl-widget')
-    open_folds = html[:widget_start].count('<div class="tl-fold"') - html[:widget_start].count("</div>")
-    assert open_folds <= 0, "the widget is not inside a fold"
+    assert not in_fold(html, 'data-tl-block="numeric"'), "the widget is not inside a fold"
+    assert in_fold(html, "A long paragraph"), "the prose before it is"
 
 
 def test_a_placeholder_the_page_script_mounts_is_never_folded_though_it_is_no_block():
     html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{PROSE}<div class=\"tl-offline\"></div>\n{PROSE}{PROSE}"))
-    start = html.index('<div class="tl-offline">')
-    assert html[:start].count('<div class="tl-fold"') == html[:start].count("</div>"), "not inside a fold"
+    assert not in_fold(html, 'class="tl-offline"')
 
 
 def test_a_short_run_is_not_folded_and_a_page_without_an_article_is_unchanged():
@@ -104,3 +106,11 @@ def test_the_page_budget_counts_every_element_and_byte_as_built(tmp_path):
     over = page_kinds.over_budget(built, {"elements": elements - 1, "bytes": len(html) - 1})
     assert [line.split(":")[0] for line in over] == ["/a/", "/a/"]
     assert f"{elements:,} elements" in over[0] and "bytes" in over[1]
+
+
+def test_a_read_only_block_folds_like_prose_unless_a_widget_is_inside():
+    catalogue = '<div class="tl-catalogue" data-tl-block="tests">' + TABLE + "</div>\n"
+    section = f'<div class="tl-chapter-section" data-tl-block="chapter-section">{PROSE}{WIDGET}</div>\n'
+    html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{catalogue}{PROSE}{section}{PROSE}{PROSE}"))
+    assert in_fold(html, 'data-tl-block="tests"'), "the catalogue is in a fold"
+    assert not in_fold(html, 'data-tl-block="chapter-section"'), "a section with a widget inside is not"
