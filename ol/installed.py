@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from .report import FAILED, OlError
+from .errors import FAILED, OlError
 
 DISTRIBUTION = "tinyllm-ol"
 PACKAGES = ("checker/", "course/", "ol/")

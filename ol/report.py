@@ -14,21 +14,10 @@ from checker import diagnosis
 from course.model import Exercise
 
 from . import checkrun
+from .errors import BAD_INPUT, FAILED, OlError  # noqa: F401 - the commands take them from here too
 
 WIDTH = 100
 OUTPUT_LINES = 40  # lines of the learner's own printed output shown after a check
-
-# Exit codes: 0 success; 1 the check ran and did not pass, or ol refused (would overwrite, diff before a pass,
-# a dependency not passed); 2 the request could not be carried out (unknown id, missing file, bad manifest).
-FAILED, BAD_INPUT = 1, 2
-
-
-class OlError(Exception):
-    """A message for the learner and the exit code that goes with it."""
-
-    def __init__(self, message: str, code: int = BAD_INPUT):
-        super().__init__(message)
-        self.code = code
 
 
 def width() -> int:

@@ -130,6 +130,58 @@ def test_a_package_cycle_is_found(tmp_path):
         "mdwidgets/m.py:1: imports authoring (mdwidgets/ may import checker, course)"]
 
 
+def _top_level(tree: ast.Module) -> list[ast.stmt]:
+    """The statements that run when a module is imported: its body, and the bodies of its top-level `if`, `try`
+    and `with` (not functions' or classes': an import inside a function runs later, once every module is in)."""
+    out, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        out.append(node)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                     *(s for h in getattr(node, "handlers", []) for s in h.body)]
+    return out
+
+
+def module_graph(package: str, root: Path = REPO) -> dict[str, set[str]]:
+    """Which modules of `package` each of its modules imports when it is imported (`from . import x`,
+    `from .x import y`, `from ol import x`, `import ol.x`)."""
+    folder = root / package
+    names = {p.stem for p in folder.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in sorted(folder.glob("*.py")):
+        edges = graph.setdefault(path.stem, set())
+        for node in _top_level(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.level == 1 or node.module and node.level == 0
+                                                     and node.module.split(".")[0] == package):
+                inner = (node.module or "") if node.level else node.module.partition(".")[2]
+                edges |= {inner.split(".")[0]} if inner else {a.name for a in node.names}
+            elif isinstance(node, ast.Import):
+                edges |= {a.name.split(".")[1] for a in node.names if a.name.startswith(package + ".")}
+        edges &= names - {path.stem}
+    return graph
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_module_imports_in_a_circle(package):
+    """Within a package too: a circle of imports works or breaks by which module happens to be imported first."""
+    assert cycles(module_graph(package)) == []
+
+
+def test_a_module_cycle_is_found(tmp_path):
+    """The check above can fail: the circle ol/checkrun.py -> installed.py -> report.py -> checkrun.py as it was
+    (installed.py took OlError from report.py, which prints checkrun's outcomes); an import inside a function is
+    not one."""
+    (tmp_path / "ol").mkdir()
+    for name, text in {"checkrun": "from . import installed\n", "installed": "from .report import FAILED, OlError\n",
+                       "report": "import re\nfrom ol import checkrun\n", "cli": "def main():\n    from . import cli\n",
+                       "lazy": "def f():\n    from . import checkrun\n"}.items():
+        (tmp_path / "ol" / f"{name}.py").write_text(text)
+    (tmp_path / "ol" / "checkrun.py").write_text("from . import installed\ntry:\n    from ol import lazy\nexcept ImportError:\n    pass\n")
+    assert cycles(module_graph("ol", tmp_path)) == [["checkrun", "installed", "report", "checkrun"]]
+    assert module_graph("ol", tmp_path)["lazy"] == set()
+
+
 def tracked(*suffixes: str) -> list[Path]:
     names = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
     return [REPO / n for n in names if n.endswith(suffixes) and (REPO / n).is_file()]
