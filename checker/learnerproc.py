@@ -20,7 +20,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from .boundary import MESSAGE_CAP, BoundaryError
+from .boundary_codec import MESSAGE_CAP, BoundaryError
 
 HEADER = struct.Struct("<I")
 CHECKER = Path(__file__).resolve().parent

@@ -12,7 +12,7 @@
 export const SIDES = { learner: 1, tests: 2 };
 const TURN = 0, SIZE = 1, MORE = 2, CLOSED = 3, HEAD = 16;
 export const CAPACITY = 1 << 20; // bytes of data per chunk
-export const MESSAGE_CAP = 64 << 20; // bytes of one message, as checker/boundary.py MESSAGE_CAP
+export const MESSAGE_CAP = 64 << 20; // bytes of one message, as checker/boundary_codec.py MESSAGE_CAP
 export const WAITED = 0, CLOSED_NOW = -1; // what recv returns instead of a message (numbers: plain in Python too)
 
 /** A new channel's buffer. */
