@@ -497,6 +497,9 @@ def check(*, tests: Mapping[str, str], files: Mapping[str, str], learner: str, w
     except BaseException as exc:  # noqa: BLE001 - nothing throws across the boundary
         result = _failure(job, exc)
     if job.apart is not None:  # what the OS took away from the learner's interpreter (checker/sandbox.py)
+        over = job.apart.over_limit()
+        if over:  # past its memory or its folder's quota: not a pass, whatever the tests said
+            result = _verdict(job, "tests", "error", message=over)
         result["sandbox"] = list(job.apart.sandbox)
     result["stdout"] = out.getvalue() if job.apart is None else job.apart.finish()
     return result

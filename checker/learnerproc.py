@@ -7,7 +7,10 @@ and may write only under FOLDER. Before any learner code it imports what it need
 others, under the time limit; the texts of a failure are made here, with the learner's file names), the
 boundary's requests (calls, attribute reads, imports), and `finish` (what the code printed), after which it exits.
 
-`spawn` is the tests' end of it: the child started, its pipes wrapped as a channel.
+`spawn` is the tests' end of it: the child started, its pipes wrapped as a channel, and its folder watched
+(`FolderWatch`) where the sandbox could not give it a tmpfs of its own. A child ended by a limit says which:
+past its memory (it exits with MEMORY_EXIT) or past its folder's quota (the watch ends it), as the LearnerGone
+the tests' side gets, and so as the failed test's message.
 """
 from __future__ import annotations
 
@@ -18,12 +21,16 @@ import struct
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 
-from .boundary_codec import MESSAGE_CAP, BoundaryError
+from .boundary_codec import MESSAGE_CAP, BoundaryError, LearnerGone
+from .sandbox import FOLDER_BYTES, FOLDER_FILES, MEMORY_CAP
 
 HEADER = struct.Struct("<I")
 CHECKER = Path(__file__).resolve().parent
+MEMORY_EXIT = 75  # the learner's process ran out of its address space (sandbox.MEMORY_CAP)
+WATCH_EVERY = 0.1  # seconds between two counts of a learner's folder from outside
 
 
 class PipeChannel:
@@ -65,15 +72,95 @@ class PipeChannel:
                 pass
 
 
+def folder_over(folder: Path, most_bytes: int = FOLDER_BYTES, most_files: int = FOLDER_FILES) -> str:
+    """Why what `folder` holds is past its quota ("" when it is not): the bytes on disk of everything in it
+    (a sparse file counts what it occupies), and its files and folders. Links are counted, never followed."""
+    size = files = 0
+    todo = [folder]
+    while todo:
+        try:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    files += 1
+                    info = entry.stat(follow_symlinks=False)
+                    size += info.st_blocks * 512 if hasattr(info, "st_blocks") else info.st_size
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(Path(entry.path))
+                    if files > most_files:
+                        return quota_message(f"{most_files} files and folders")
+                    if size > most_bytes:
+                        return quota_message(f"{most_bytes >> 20} MB")
+        except OSError:  # gone meanwhile, or unreadable: what was counted stands
+            continue
+    return ""
+
+
+def quota_message(most: str) -> str:
+    return f"your code wrote more than a check's folder may hold ({most} in all), so its Python was ended"
+
+
+class FolderWatch(threading.Thread):
+    """Counts a learner's folder from outside every WATCH_EVERY seconds and ends the learner's process once it is
+    past its quota: the quota where the sandbox could not make the folder a tmpfs of its own (macOS, a Linux
+    without user namespaces), the learner's own writes overshooting it by at most what a tenth of a second
+    writes. Where the folder is a tmpfs, this side sees the empty folder under it, and the tmpfs says no first."""
+
+    def __init__(self, folder: Path, proc: subprocess.Popen, most_bytes: int = FOLDER_BYTES,
+                 most_files: int = FOLDER_FILES):
+        super().__init__(daemon=True, name="tl-folder-watch")
+        self.folder, self.proc, self.exceeded = folder, proc, ""
+        self.most = (most_bytes, most_files)
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(WATCH_EVERY) and self.proc.poll() is None:
+            self.exceeded = folder_over(self.folder, *self.most)
+            if self.exceeded:
+                self.proc.kill()
+                return
+
+
 class Child(PipeChannel):
-    """The tests' end of one learner process: its channel, and `close` kills it."""
+    """The tests' end of one learner process: its channel, and `close` kills it. A process that ended past a
+    limit makes `recv` raise LearnerGone saying which."""
 
     def __init__(self, proc: subprocess.Popen, rfd: int, wfd: int, folder: Path):
         super().__init__(rfd, wfd)
         self.proc, self.folder = proc, folder
+        self.limit = ""  # the limit that ended the process, once known
+        self.watch = FolderWatch(folder, proc)
+        self.watch.start()
+
+    def recv(self) -> bytes | None:
+        data = super().recv()
+        if data is None:
+            self.limit = self.limit or self.ended_by()
+            if self.limit:
+                raise LearnerGone(self.limit)
+        return data
+
+    def over_limit(self) -> str:
+        """Which limit the learner's process went past, if any, counting its folder once more now: the watch
+        counts only now and then, and a check may end between two of its counts."""
+        self.limit = self.limit or self.watch.exceeded or folder_over(self.folder)
+        return self.limit
+
+    def ended_by(self) -> str:
+        """Which limit ended the learner's process, or "" (it is running, or it ended otherwise)."""
+        try:
+            code = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return ""
+        if self.watch.exceeded:
+            return self.watch.exceeded
+        if code == MEMORY_EXIT:
+            return (f"your code used more memory than a check allows ({MEMORY_CAP >> 20} MB), so its Python was "
+                    f"ended")
+        return ""
 
     def close(self) -> None:
         super().close()
+        self.watch.stopped.set()
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
@@ -156,6 +243,8 @@ def main(rfd: int, wfd: int, folder: Path) -> int:
 if __name__ == "__main__":
     try:
         code = main(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]))
+    except MemoryError:  # past sandbox.MEMORY_CAP where even the answer could not be made: the tests' side says so
+        code = MEMORY_EXIT
     except BaseException:  # noqa: BLE001 - the tests' side sees the pipe close, and says so
         code = 1
     os._exit(code)  # threads the learner's code left running end with it

@@ -9,8 +9,16 @@ sandbox. Each layer is what the OS offers an unprivileged process, applied when 
 - Linux, seccomp (x86_64 and aarch64): no new program (execve), no new process (fork, clone without
   CLONE_THREAD; threads stay), no socket at all, no ptrace or reading another process's memory, no signal to
   another process, no io_uring, no new namespaces.
-- Linux, a network namespace of its own when the kernel lets this user make one: not even loopback.
-- Everywhere: rlimits on file size and core dumps.
+- Linux, a network namespace of its own when the kernel lets this user make one: not even loopback; and with it
+  a mount namespace where the check's folder is a tmpfs of its own, of at most FOLDER_BYTES and FOLDER_FILES
+  (`quota`): a write past either fails with "No space left on device". A user namespace is made for that when
+  the user is not root (measured on this project's machine: an unprivileged user may, as Debian allows).
+- Everywhere on POSIX: rlimits on one file's size, core dumps, and the address space (`memory`, MEMORY_CAP:
+  numpy imports in under 200 MB of it with one BLAS thread, as checker/learnerproc.py sets; an allocation past it
+  is a MemoryError in the learner's code).
+
+Where there is no tmpfs of its own, the tests' side counts what the folder holds from outside
+(checker/learnerproc.py `FolderWatch`) and ends the learner's process past the same quota.
 
 `apply(writable, readable)` applies what it can and returns which layers hold, for the caller to report. macOS
 and Windows get the process boundary and the limits only (ARCHITECTURE.md, "The trust boundary").
@@ -24,7 +32,10 @@ import struct
 import sys
 from pathlib import Path
 
-FILE_SIZE_CAP = 64 << 20
+FILE_SIZE_CAP = 64 << 20  # bytes of one file the learner's code writes
+FOLDER_BYTES = 64 << 20  # bytes of everything in the check's folder together
+FOLDER_FILES = 1000  # files and folders in it
+MEMORY_CAP = 1 << 30  # bytes of address space of the learner's process
 
 # Landlock (include/uapi/linux/landlock.h)
 _CREATE, _ADD_RULE, _RESTRICT = 444, 445, 446
@@ -40,12 +51,16 @@ _SYSCALLS = {
     "x86_64": (0xC000003E, dict(socket=41, socketpair=53, connect=42, bind=49, execve=59, execveat=322, fork=57,
                                 vfork=58, clone=56, clone3=435, ptrace=101, process_vm_readv=310,
                                 process_vm_writev=311, kill=62, tkill=200, tgkill=234, unshare=272, setns=308,
-                                mount=165, pidfd_open=434, pidfd_send_signal=424, io_uring_setup=425, bpf=321)),
+                                mount=165, umount2=166, pivot_root=155, pidfd_open=434, pidfd_send_signal=424,
+                                io_uring_setup=425, bpf=321)),
     "aarch64": (0xC00000B7, dict(socket=198, socketpair=199, connect=203, bind=200, execve=221, execveat=281,
                                  clone=220, clone3=435, ptrace=117, process_vm_readv=270, process_vm_writev=271,
-                                 kill=129, tkill=130, tgkill=131, unshare=97, setns=268, mount=40, pidfd_open=434,
-                                 pidfd_send_signal=424, io_uring_setup=425, bpf=280)),
+                                 kill=129, tkill=130, tgkill=131, unshare=97, setns=268, mount=40, umount2=39,
+                                 pivot_root=41, pidfd_open=434, pidfd_send_signal=424, io_uring_setup=425, bpf=280)),
 }
+# The new mount API, the same numbers on both: no way around the folder's tmpfs (unmounting it, mounting over it)
+for _calls in (c for _, c in _SYSCALLS.values()):
+    _calls.update(open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433)
 _CLONE_THREAD = 0x00010000
 _EPERM, _ENOSYS = 1, 38
 
@@ -55,14 +70,19 @@ def _libc():
 
 
 def limits() -> list[str]:
-    """rlimits that hold on every POSIX system: files written stay small, no core dump."""
+    """rlimits that hold on every POSIX system: files written stay small, no core dump ("limits"); and the address
+    space at most MEMORY_CAP ("memory") where the system takes that limit."""
     try:
         import resource
     except ImportError:  # Windows
         return []
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return ["limits"]
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    except (ValueError, OSError):  # a hard limit already lower, or a system without it
+        return ["limits"]
+    return ["limits", "memory"]
 
 
 def landlock_abi() -> int:
@@ -146,20 +166,53 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def _network_namespace() -> bool:
-    """A network namespace of its own (CLONE_NEWNET, as root; with CLONE_NEWUSER as a user who may make one)."""
-    if sys.platform != "linux":
+_NEWNS, _NEWUSER, _NEWNET = 0x00020000, 0x10000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
+
+
+def _map_user(uid: int, gid: int) -> bool:
+    """In a new user namespace, be this same user (a file made on the folder's tmpfs needs a user it knows)."""
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as f:
+                f.write(text)
+    except OSError:
         return False
+    return True
+
+
+def _own_tmpfs(folder: Path) -> bool:
+    """The folder as a tmpfs of its own, in this process's own mount namespace (nothing of it propagates out)."""
     libc = _libc()
-    return any(libc.unshare(flags) == 0 for flags in (0x40000000, 0x10000000 | 0x40000000))
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        return False
+    options = f"size={FOLDER_BYTES},nr_inodes={FOLDER_FILES},mode=0700".encode()
+    return libc.mount(b"tl-learner", str(folder).encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                      options) == 0
+
+
+def _namespaces(folder: Path) -> list[str]:
+    """A network namespace of its own ("netns"), and a mount namespace in which `folder` is a tmpfs of at most
+    FOLDER_BYTES and FOLDER_FILES ("quota"): as root, or in a user namespace of its own as a user who may make
+    one. The first of these the kernel allows."""
+    if sys.platform != "linux":
+        return []
+    libc = _libc()
+    uid, gid = os.getuid(), os.getgid()
+    for flags in (_NEWNET | _NEWNS, _NEWUSER | _NEWNET | _NEWNS, _NEWNET, _NEWUSER | _NEWNET):
+        if libc.unshare(flags) == 0:
+            break
+    else:
+        return []
+    mapped = not flags & _NEWUSER or _map_user(uid, gid)
+    return ["netns"] + (["quota"] if flags & _NEWNS and mapped and _own_tmpfs(folder) else [])
 
 
 def apply(writable: Path, readable: list[Path]) -> list[str]:
     """Apply every layer this system offers; the names of those that hold ("landlock-7", "seccomp", "netns",
-    "limits")."""
+    "quota", "limits", "memory")."""
     held = limits()
-    if _network_namespace():
-        held.append("netns")
+    held += _namespaces(writable)
     try:
         abi = _landlock(writable, readable)
     except OSError:

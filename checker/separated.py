@@ -66,6 +66,7 @@ class Learner:
         self.side = Tests(self)
         self.modules: dict[str, boundary.RemoteModule] = {}
         self.sandbox: list[str] = []
+        self.limit = ""  # a limit that ended one of its interpreters (checker/learnerproc.py `Child.over_limit`)
 
     def _start(self) -> dict:
         channel = self.connect()
@@ -119,8 +120,17 @@ class Learner:
             stand_in.__dict__.update(fresh.__dict__)
             self.side.imports[fresh.__dict__["_tl_number"]] = stand_in
 
+    def over_limit(self) -> str:
+        """Which limit of the learner's process its code went past during this check (memory, its folder's
+        quota), or "": a check that did is not passed, whatever its tests say. The browser's learner worker has
+        no such limits to report (its engine's own)."""
+        channel = self.side.channel
+        self.limit = self.limit or (channel.over_limit() if hasattr(channel, "over_limit") else "")
+        return self.limit
+
     def end(self) -> None:
         """End the learner's interpreter; what the stand-in modules remembered of it is forgotten."""
+        self.over_limit()
         channel, self.side.channel = self.side.channel, None
         if channel is not None:
             channel.close()

@@ -20,6 +20,7 @@ import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from checker import sandbox
 from course.exercises import Course
 
 from . import checkrun, classroom
@@ -160,7 +161,10 @@ def cmd_class(args: argparse.Namespace) -> int:
 
 LAYERS = {"landlock": "no file written outside its own folder and none of the course's files read (Landlock {})",
           "seccomp": "no network socket, no new process, no signal to another process (seccomp)",
-          "netns": "a network namespace of its own, without even loopback"}
+          "netns": "a network namespace of its own, without even loopback",
+          "memory": f"at most {sandbox.MEMORY_CAP >> 20} MB of memory",
+          "quota": f"a folder of its own of at most {sandbox.FOLDER_BYTES >> 20} MB and {sandbox.FOLDER_FILES} files "
+                   f"(a tmpfs; elsewhere its folder is counted from outside and the process ended past that)"}
 
 
 def sandbox_note(results: dict[str, dict[str, dict]]) -> str:
