@@ -1,17 +1,21 @@
-"""A teacher's class view: many learners' progress files read, merged per learner, and turned into a table, a CSV
+"""A teacher's class view: many learners' progress files read, each learner a row, and turned into a table, a CSV
 for a gradebook and a short summary per exercise (`ol class`; the site's class page is web/src/page/class/).
 
 The rules live here and in web/src/page/class/model.js, held equal by the golden cases of tests/fixtures/class/
 (input files, then the rows, CSV and summary both sides must produce):
 
 - **Reading.** Every file is one line of its own when it cannot be used: larger than FILE_CAP, not UTF-8 text,
-  the same bytes as a file read before (skipped as a duplicate), or refused by the progress format
-  (ol/exchange.py: not JSON, cut short, another course, another format version). Files are read in the order of
-  their names (code points), so the outcome does not depend on the order they were given in.
-- **Names.** A file's learner is its top-level `learner`, else the file's name. Files of the same learner (names
-  equal ignoring case) merge: per exercise the newer attempt wins (the check made last: its verdict and the code
-  that passed); help taken merges as import merges it (larger counts, earlier reveal, every pitfall named); a
-  numeric prompt keeps its largest count of wrong tries.
+  the same text as a file whose name comes first (skipped as a duplicate), or refused by the progress format
+  (ol/exchange.py: not JSON, cut short, nested too deep, another course, another format version). Files may be
+  read in any order; what is decided is decided in the order of their names (code points).
+- **Zips.** A zip's entries are files named `<zip>/<path inside>`, read one at a time: folders and a Mac's
+  resource forks left out; a line for an entry whose path leads out of the zip, for a name the zip holds twice
+  (none of them read), for one encrypted, compressed another way, larger than FILE_CAP, or inflating more than
+  ZIP_RATIO times over (past RATIO_FLOOR); one line for the zip past ZIP_ENTRIES files or past ZIP_TOTAL bytes
+  inflated, after which the rest is not read.
+- **Names.** A file's learner is its top-level `learner`, else the file's name. Two files naming one learner
+  (equal ignoring case) are a conflict: each is a row of its own, its `problem` naming the other files; nothing
+  of one is merged into the other or replaces it.
 - **Claims.** An exercise is claimed passed when the file's newest check of it passed (the browser's last result,
   or a pass recorded by `ol`), with the code that passed; failed when that check failed, or when failed checks
   were counted without one; untried otherwise. Checks: the failed checks counted (at least one for a failed
@@ -21,31 +25,47 @@ The rules live here and in web/src/page/class/model.js, held equal by the golden
   and `untried` are the claims as they are. An exercise that builds on others is checked with the learner's own
   code of each dependency whose pass held, and the reference of any other (`dependency_sources`), so each pass is
   judged on its own merits.
-- **Out.** The CSV (`csv_text`, CSV_COLUMNS): one row per learner, sorted by name, UTF-8 with a byte-order mark
-  and CRLF line ends, cells a spreadsheet would read as a formula quoted with a leading apostrophe. The summary
-  (`summary_text`): per exercise, the pass rate and the pitfalls and prompts the class hit most.
+- **Out.** The CSV (`csv_text`, CSV_COLUMNS): one row per learner, sorted by name, then one per refused file, UTF-8
+  with a byte-order mark and CRLF line ends, cells a spreadsheet would read as a formula quoted with a leading
+  apostrophe; `problem` is a row's conflict or a file's refusal. The summary (`summary_text`): per exercise, the
+  pass rate and the pitfalls and prompts the class hit most.
 
 Times are UTC; nothing here reads the clock, so the same files give the same bytes on both sides.
 """
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
 
 from . import exchange
 
 FILE_CAP = 5_000_000  # bytes of one progress file (an export is a few kB; the largest course's, well under 1 MB)
 ZIP_CAP = 100_000_000  # bytes of one zip of progress files
 ZIP_ENTRIES = 1000  # files read from one zip; the rest get one line
+ZIP_TOTAL = 100_000_000  # bytes the files of one zip come to, inflated; the rest get one line
+ZIP_RATIO = 100  # times an entry may inflate over its bytes in the zip (exports deflate about 5 to 10 times)...
+RATIO_FLOOR = 1_000_000  # ...once it inflates past this many bytes
+TOO_LARGE = (f"it is larger than {FILE_CAP // 1_000_000} MB, the limit for one progress file (an export is usually "
+             f"a few kB)")
+ZIP_TOO_LARGE = f"it is larger than {ZIP_CAP // 1_000_000} MB, the limit for one zip of progress files"
+ZIP_TOO_MUCH = f"its files come to more than {ZIP_TOTAL // 1_000_000} MB; the rest were not read"
+ESCAPES = "its path leads out of the zip's folder (.. or an absolute path), so it was not read"
+ZIP_UNREADABLE = "it is a zip that cannot be read (damaged, or a zip64 archive)"
+ENTRY_UNREADABLE = "it cannot be read from the zip (it is damaged)"
+REFUSALS = {"empty": "the file is empty", "cut": "the file ends in the middle (it was cut short while saving or copying)",
+            "json": "the file is not valid JSON", "deep": exchange.DEEP, "data": 'it has no "data" table',
+            "format": 'it is not a tinyllm progress export (no "format": "tinyllm-progress")'}
+BOMB = f"it inflates more than {ZIP_RATIO} times over, as a zip bomb does, so it was not read"
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip starts with a file's local header, or is an empty one
 VERDICTS = ("passed", "failed", "untried", "not-reproduced")
 TOP = 3  # pitfalls and prompts named per exercise in the summary
 ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})$")
 MS_MAX = 253_402_300_800_000  # 10000-01-01: later times are nonsense
-CSV_COLUMNS = ("learner", "exercises passed", "last activity (UTC)")
+CSV_COLUMNS = ("learner", "exercises passed", "last activity (UTC)", "problem")
 CSV_PER_EXERCISE = ("verdict", "checks", "hints", "reference seen", "pitfalls", "prompts answered wrong",
                     "last activity (UTC)")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
@@ -88,22 +108,23 @@ class Work:
 
 @dataclass
 class Sheet:
-    """One usable file: whose it is and what it holds."""
+    """One usable file: whose it is (the name it carries, "" for none) and what it holds."""
 
     file: str
-    name: str
+    learner: str
     saved: int | None
     work: dict[str, Work]
 
 
 @dataclass
 class Learner:
-    """One row of the class: every file of one learner, merged."""
+    """One row of the class: one file's learner; `problem` says when other files name that learner too."""
 
     key: str
     name: str
     files: list[str]
     work: dict[str, Work]
+    problem: str = ""
 
 
 @dataclass
@@ -219,12 +240,25 @@ def work_of(data: Mapping, column: Column) -> Work:
 def text_of(data: bytes) -> str:
     """A file's text, or ClassInputError when it is too large or not UTF-8 (a byte-order mark is dropped)."""
     if len(data) > FILE_CAP:
-        raise ClassInputError(f"it is larger than {FILE_CAP // 1_000_000} MB, the limit for one progress file "
-                              f"(an export is usually a few kB)")
+        raise ClassInputError(TOO_LARGE)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ClassInputError("it is not UTF-8 text, so not a progress export") from None
+
+
+def refusal(exc: exchange.ExchangeError) -> str:
+    """What the class view says of a file the progress format refuses, in the words both sides write alike (the
+    CSV holds them; each side's importer words it its own way: ol/exchange.py, web/src/page/exchange.js)."""
+    if exc.kind == "version":
+        if not isinstance(exc.value, str):
+            return f'it has no progress format version (this reads "{exchange.FORMAT_VERSION}")'
+        return f'its progress format version is "{exc.value}", and this reads "{exchange.FORMAT_VERSION}"'
+    if exc.kind == "course":
+        return f'it is from the course "{exc.value}", not "{exchange.COURSE}"'
+    if exc.kind == "code":
+        return f'its entry "{exc.value}" holds no code'
+    return REFUSALS.get(exc.kind, str(exc))
 
 
 def sheet_of(file: str, text: str, columns: Iterable[Column], course: str = exchange.COURSE) -> Sheet:
@@ -232,8 +266,8 @@ def sheet_of(file: str, text: str, columns: Iterable[Column], course: str = exch
     try:
         dump = exchange.parse(text, course)
     except exchange.ExchangeError as exc:
-        raise ClassInputError(str(exc)) from None
-    return Sheet(file, dump.learner or file, iso_ms(dump.saved), {c.slug: work_of(dump.data, c) for c in columns})
+        raise ClassInputError(refusal(exc)) from None
+    return Sheet(file, dump.learner, iso_ms(dump.saved), {c.slug: work_of(dump.data, c) for c in columns})
 
 
 # ---- zips ---------------------------------------------------------------------------------------------------------
@@ -247,38 +281,98 @@ def skipped_entry(name: str) -> bool:
     return name.endswith("/") or name.startswith("__MACOSX/") or name.rsplit("/", 1)[-1].startswith("._")
 
 
-def unzip(file: str, data: bytes) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
-    """The files of a zip, named `<zip>/<path inside>`, and a line for each that cannot be read (or for the whole
-    zip). Stored and deflated entries are read; web/src/page/class/zip.js reads zips by the same rules."""
+def escapes(name: str) -> bool:
+    """Whether a zip entry's path leads out of where it would be unpacked: absolute, a drive, or through `..`."""
+    return name.startswith(("/", "\\")) or bool(re.match(r"[A-Za-z]:", name)) or ".." in re.split(r"[/\\]", name)
+
+
+def zip64(end: bytes) -> str:
+    """Why a zip's central directory cannot be read as the page reads it (its last bytes, `end`), or "": none
+    found, or a zip64 archive (web/src/page/class/zip.js `directory`)."""
+    at = end.rfind(b"PK\x05\x06", 0, max(0, len(end) - 18))
+    if at < 0:
+        return "it has no central directory"
+    count, offset = int.from_bytes(end[at + 10:at + 12], "little"), int.from_bytes(end[at + 16:at + 20], "little")
+    return "it is a zip64 archive" if count == 0xFFFF or offset == 0xFFFFFFFF else ""
+
+
+def _entry_problem(info, names: dict[str, int]) -> str:
+    """Why one entry of a zip is not read, or "" (the module's docstring: Zips)."""
     import zipfile
+
+    if escapes(info.filename):
+        return ESCAPES
+    if names[info.filename] > 1:
+        return f"the zip holds {names[info.filename]} entries of this name, so none of them was read"
+    if info.flag_bits & 1:
+        return "it is encrypted in the zip"
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        return "it is compressed with a method this cannot read (zip it with the usual \"deflate\")"
+    if info.file_size > FILE_CAP:
+        return TOO_LARGE
+    if info.file_size > RATIO_FLOOR and info.file_size > ZIP_RATIO * info.compress_size:
+        return BOMB
+    return ""
+
+
+def entries(file: str, source: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
+    """The files of a zip one at a time, as (`<zip>/<path inside>`, bytes, "") or (name, None, why it was not
+    read); the zip's own name with None when the whole zip, or the rest of it, is refused. Each entry is read
+    with a cap, never whole, and never two at once. web/src/page/class/zip.js reads zips by the same rules."""
+    import zipfile
+
+    end = source.seek(0, 2)
+    source.seek(max(0, end - 22 - 0xFFFF))
+    why = zip64(source.read())
+    try:
+        if why:
+            raise zipfile.BadZipFile(why)
+        archive = zipfile.ZipFile(source)
+        infos = [info for info in archive.infolist() if not skipped_entry(info.filename)]
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError):
+        yield file, None, ZIP_UNREADABLE
+        return
+    names: dict[str, int] = {}
+    for info in infos:
+        names[info.filename] = names.get(info.filename, 0) + 1
+    said, total = set(), 0
+    for n, info in enumerate(infos):
+        name = f"{file}/{info.filename}"
+        if n >= ZIP_ENTRIES:
+            yield file, None, f"it holds more than {ZIP_ENTRIES} files; the rest were not read"
+            return
+        why = _entry_problem(info, names)
+        if why:
+            if info.filename not in said:
+                yield name, None, why
+            said.add(info.filename)
+            continue
+        total += info.file_size
+        if total > ZIP_TOTAL:
+            yield file, None, ZIP_TOO_MUCH
+            return
+        try:
+            with archive.open(info) as f:
+                data = f.read(FILE_CAP + 1)
+        except (zipfile.BadZipFile, ValueError, EOFError, OSError):
+            yield name, None, ENTRY_UNREADABLE
+            continue
+        yield name, data, ""
+        del data  # not held while the next entry is read
+
+
+def unzip(file: str, data: bytes) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
+    """The files of a zip held in memory, and a line for each that cannot be read (or for the whole zip)."""
     from io import BytesIO
 
     if len(data) > ZIP_CAP:
-        return [], [(file, f"it is larger than {ZIP_CAP // 1_000_000} MB, the limit for one zip of progress files")]
-    try:
-        archive = zipfile.ZipFile(BytesIO(data))
-        entries = [info for info in archive.infolist() if not skipped_entry(info.filename)]
-    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
-        return [], [(file, f"it is a zip that cannot be read ({exc})")]
+        return [], [(file, ZIP_TOO_LARGE)]
     files, rejected = [], []
-    for n, info in enumerate(entries):
-        name = f"{file}/{info.filename}"
-        if n >= ZIP_ENTRIES:
-            rejected.append((file, f"it holds more than {ZIP_ENTRIES} files; the rest were not read"))
-            break
-        if info.flag_bits & 1:
-            rejected.append((name, "it is encrypted in the zip"))
-        elif info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            rejected.append((name, "it is compressed with a method this cannot read (zip it with the usual "
-                                   "\"deflate\")"))
-        elif info.file_size > FILE_CAP:
-            rejected.append((name, f"it is larger than {FILE_CAP // 1_000_000} MB, the limit for one progress file "
-                                   f"(an export is usually a few kB)"))
+    for name, inner, why in entries(file, BytesIO(data)):
+        if inner is None:
+            rejected.append((name, why))
         else:
-            try:
-                files.append((name, archive.read(info)))
-            except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
-                rejected.append((name, f"it cannot be read from the zip ({exc})"))
+            files.append((name, inner))
     return files, rejected
 
 
@@ -297,52 +391,85 @@ def expand(files: Iterable[tuple[str, bytes]]) -> tuple[list[tuple[str, bytes]],
 
 # ---- the class --------------------------------------------------------------------------------------------------
 
-def merge_work(works: list[Work]) -> Work:
-    """One exercise's work from several files of one learner, oldest file first (the module's docstring: Names)."""
-    merged = Work()
-    best = None
-    for work in works:  # the newest check wins; on a tie, the later file
-        if work.claim != "untried" and (best is None or (work.at or -1) >= (best.at or -1)):
-            best = work
-    if best is not None:
-        merged.claim, merged.code, merged.at = best.claim, best.code, best.at
-    merged.hints = max((w.hints for w in works), default=0)
-    merged.failed = max((w.failed for w in works), default=0)
-    merged.revealed = min((w.revealed for w in works if w.revealed), default=0)
-    merged.pitfalls = exchange.merge_pitfalls(*(w.pitfalls for w in works))
-    for work in works:
-        for prompt, tries in work.prompts.items():
-            merged.prompts[prompt] = max(tries, merged.prompts.get(prompt, 0))
-    merged.prompts = dict(sorted(merged.prompts.items(), key=lambda kv: codepoints(kv[0])))
-    merged.last = _latest(*(w.last for w in works))
-    return merged
+def conflict(files: list[str], file: str) -> str:
+    """The problem of a row whose learner other files name too: each such file is a row of its own."""
+    return f"conflict: {len(files)} files name this learner ({', '.join(files)}); this row is {file} alone"
+
+
+def learners_of(sheets: list[Sheet]) -> list[Learner]:
+    """The class's rows, in name order: a learner named by one file is that file's row; a learner named by
+    several (names equal ignoring case) is a conflict, each file a row of its own, marked, neither merged into
+    the other nor replacing it (the module's docstring: Names)."""
+    groups: dict[str, list[tuple[str, Sheet]]] = {}
+    for sheet in sorted(sheets, key=lambda s: codepoints(s.file)):
+        name = sheet.learner or sheet.file
+        groups.setdefault(name.lower(), []).append((name, sheet))
+    learners = []
+    for key, group in groups.items():
+        files = [sheet.file for _, sheet in group]
+        for name, sheet in group:
+            alone = len(group) == 1
+            learners.append(Learner(key if alone else f"{key}\0{sheet.file}", name, [sheet.file], sheet.work,
+                                    "" if alone else conflict(files, sheet.file)))
+    learners.sort(key=lambda l: (codepoints(l.key), codepoints(l.name)))
+    return learners
+
+
+class Gatherer:
+    """A class read one file at a time: `add` each file's bytes as it is read (ol class never holds two), `refuse`
+    a file that could not be read at all, then `result`. Files may come in any order: duplicates and conflicts
+    are decided at the end, in the order of the files' names. `keep` turns the code of each claimed pass into
+    what a learner's Work holds of it (ol class keeps the code on disk, ol/classrun.py `Spool`)."""
+
+    def __init__(self, columns: list[Column], course: str = exchange.COURSE, keep: Callable[[str], object] = str):
+        self.columns, self.course, self.keep = columns, course, keep
+        self.read: list[tuple[str, str, Sheet | str]] = []  # (file, its text's digest, its sheet or why not)
+        self.rejected: list[tuple[str, str]] = []
+
+    def add(self, file: str, data: bytes) -> None:
+        try:
+            text = text_of(data)
+        except ClassInputError as exc:
+            self.rejected.append((file, str(exc)))
+            return
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        try:
+            sheet: Sheet | str = sheet_of(file, text, self.columns, self.course)
+        except ClassInputError as exc:
+            sheet = str(exc)
+        del text
+        if isinstance(sheet, Sheet):
+            for work in sheet.work.values():
+                work.code = self.keep(work.code) if work.code is not None else None
+        self.read.append((file, digest, sheet))
+
+    def refuse(self, file: str, why: str) -> None:
+        self.rejected.append((file, why))
+
+    def result(self) -> Gathered:
+        """The learners, in name order, and one line per file that was refused (a file whose text another file
+        named earlier has too is a duplicate, skipped)."""
+        first: dict[str, str] = {}
+        sheets, rejected = [], list(self.rejected)
+        for file, digest, sheet in sorted(self.read, key=lambda r: codepoints(r[0])):
+            if digest in first:
+                rejected.append((file, f"it is the same file as {first[digest]}, so it was skipped as a duplicate"))
+                continue
+            first[digest] = file
+            if isinstance(sheet, Sheet):
+                sheets.append(sheet)
+            else:
+                rejected.append((file, sheet))
+        return Gathered(learners_of(sheets), rejected)
 
 
 def gather(files: Iterable[tuple[str, bytes]], columns: list[Column],
            course: str = exchange.COURSE) -> Gathered:
-    """Every file of a class: the learners, merged, in name order, and one line per file that was refused."""
-    rejected: list[tuple[str, str]] = []
-    seen: dict[str, str] = {}
-    sheets = []
-    for file, data in sorted(files, key=lambda f: codepoints(f[0])):
-        try:
-            text = text_of(data)
-            if text in seen:
-                raise ClassInputError(f"it is the same file as {seen[text]}, so it was skipped as a duplicate")
-            seen[text] = file
-            sheets.append(sheet_of(file, text, columns, course))
-        except ClassInputError as exc:
-            rejected.append((file, str(exc)))
-    groups: dict[str, list[Sheet]] = {}
-    for sheet in sheets:
-        groups.setdefault(sheet.name.lower(), []).append(sheet)
-    learners = []
-    for key, group in groups.items():
-        group.sort(key=lambda s: (s.saved if s.saved is not None else -1, codepoints(s.file)))
-        learners.append(Learner(key, group[-1].name, [s.file for s in group],
-                                {c.slug: merge_work([s.work[c.slug] for s in group]) for c in columns}))
-    learners.sort(key=lambda l: (codepoints(l.key), codepoints(l.name)))
-    return Gathered(learners, rejected)
+    """Every file of a class: the learners in name order, and one line per file that was refused."""
+    gatherer = Gatherer(columns, course)
+    for file, data in files:
+        gatherer.add(file, data)
+    return gatherer.result()
 
 
 # ---- checking the passes again ----------------------------------------------------------------------------------
@@ -403,7 +530,7 @@ def row(learner: Learner, columns: list[Column], verdicts: Mapping[str, str | No
         rechecks: Mapping[str, Mapping] | None = None) -> dict:
     """One learner's row: their name, how many exercises passed (checked again), the last activity, the cells."""
     rechecks = rechecks or {}
-    return {"learner": learner.name, "files": list(learner.files),
+    return {"learner": learner.name, "files": list(learner.files), "problem": learner.problem,
             "passed": sum(verdicts.get(c.slug) == "passed" for c in columns),
             "last": when(_latest(*(learner.work[c.slug].last for c in columns))),
             "cells": {c.id: cell(learner.work[c.slug], verdicts.get(c.slug), rechecks.get(c.slug)) for c in columns}}
@@ -423,17 +550,26 @@ def _csv_field(value: object) -> str:
     return text
 
 
-def csv_text(rows: list[dict], columns: list[Column]) -> str:
-    """The class as CSV for a gradebook (the module's docstring: Out); every verdict must be known."""
+def csv_text(rows: list[dict], columns: list[Column], refused: Iterable[tuple[str, str]] = ()) -> str:
+    """The class as CSV for a gradebook (the module's docstring: Out); every verdict must be known. Each refused
+    file is a row too, after the learners, in the order of the files' names: its name and why."""
     lines = [csv_header(columns)]
     for r in rows:
-        line = [r["learner"], r["passed"], r["last"]]
+        line = [r["learner"], r["passed"], r["last"], r["problem"]]
         for c in columns:
             x = r["cells"][c.id]
             line += [x["verdict"], x["checks"], x["hints"], "yes" if x["revealed"] else "no", "; ".join(x["pitfalls"]),
                      "; ".join(x["prompts"]), x["last"]]
         lines.append(line)
+    for file, why in sorted(refused, key=lambda r: (codepoints(r[0]), codepoints(r[1]))):
+        lines.append([file, "", "", f"refused: {why}", *[""] * (len(CSV_PER_EXERCISE) * len(columns))])
     return "\ufeff" + "".join(",".join(_csv_field(v) for v in line) + "\r\n" for line in lines)
+
+
+def utf8(text: str) -> bytes:
+    """`text` as UTF-8 the way the page's TextEncoder writes it (a lone surrogate as U+FFFD), for the files
+    ol class writes: the same bytes for the same class."""
+    return exchange.well_formed(text).encode("utf-8")
 
 
 def _top(counts: dict[str, int]) -> list[list]:

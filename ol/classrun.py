@@ -15,15 +15,21 @@ new process), and the installed package is compared with its wheel's hashes befo
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import re
+import stat
 import sys
+import tempfile
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from checker import sandbox
 from course.exercises import Course
 
-from . import checkrun, classroom
+from . import checkrun, classroom, exchange
 from .report import FAILED, OlError, say, shown
 from .workspace import build_info, check_request, load_exercises
 
@@ -36,30 +42,120 @@ def columns_of(exercises: Course) -> list[classroom.Column]:
                              tuple(p.id for p in ex.prompts)) for ex in exercises.values()]
 
 
-def read_folder(folder: Path, leave_out: set[Path]) -> list[tuple[str, bytes]]:
-    """Every file directly in `folder` (not hidden ones, nor `leave_out`: what this run writes) with its bytes;
-    a file larger than the largest zip is read only as far as it takes to refuse it."""
-    files = []
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.resolve() in leave_out:
-            continue
-        if path.is_dir():
-            say(f"note: the folder {path.name} was left out (ol class reads the files directly in "
-                f"{shown(folder)})", file=sys.stderr)
-            continue
-        with open(path, "rb") as f:
-            files.append((path.name, f.read(classroom.ZIP_CAP + 1)))
-    return files
+FOLDER_MAX = 10_000  # entries of the class folder looked at; past them, one line
+NOT_FILES = ((stat.S_ISLNK, "it is a symbolic link; ol class reads only the files themselves, so it was not "
+                            "followed (copy the file itself into the folder)"),
+             (stat.S_ISDIR, ""), (stat.S_ISFIFO, "it is a named pipe (FIFO), not a file"),
+             (stat.S_ISCHR, "it is a device, not a file"), (stat.S_ISBLK, "it is a device, not a file"),
+             (stat.S_ISSOCK, "it is a socket, not a file"))
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
+    | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def name_of(entry: os.DirEntry) -> str:
+    """A file's name as text that can be printed and written (an undecodable byte as U+FFFD)."""
+    return exchange.well_formed(entry.name)
+
+
+def not_a_file(info: os.stat_result) -> str | None:
+    """Why a folder entry is not read, from its own lstat (a link is never followed): "" for a folder (left out
+    with a note), None for a regular file."""
+    for test, why in NOT_FILES:
+        if test(info.st_mode):
+            return why
+    return None if stat.S_ISREG(info.st_mode) else "it is not a regular file"
+
+
+def open_file(path: Path, seen: os.stat_result) -> BinaryIO:
+    """A regular file opened for reading, never through a link and never waiting (a FIFO or device put in its
+    place after it was looked at is refused, not read: OSError says why)."""
+    fd = os.open(path, OPEN_FLAGS)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino):
+        os.close(fd)
+        raise OSError("it changed while it was being read")
+    return os.fdopen(fd, "rb")
+
+
+def feed(name: str, f: BinaryIO, size: int, gatherer: classroom.Gatherer) -> None:
+    """One opened file into the class: a zip entry by entry, else its bytes, each read with its cap."""
+    if classroom.is_zip(f.read(4)):
+        if size > classroom.ZIP_CAP:
+            return gatherer.refuse(name, classroom.ZIP_TOO_LARGE)
+        for inner, data, why in classroom.entries(name, f):
+            if data is None:
+                gatherer.refuse(inner, why)
+            else:
+                gatherer.add(inner, data)
+        return None
+    if size > classroom.FILE_CAP:
+        return gatherer.refuse(name, classroom.TOO_LARGE)
+    f.seek(0)
+    gatherer.add(name, f.read(classroom.FILE_CAP + 1))
+    return None
+
+
+def read_folder(folder: Path, leave_out: set[Path], gatherer: classroom.Gatherer) -> list[str]:
+    """Every file directly in `folder` (not hidden ones, nor `leave_out`: what this run writes) into `gatherer`,
+    one at a time; anything that is not a regular file refused unread. The notes to print (folders left out)."""
+    notes = []
+    with os.scandir(folder) as found:
+        for n, entry in enumerate(found):
+            path = Path(entry.path)
+            if entry.name.startswith(".") or path.resolve() in leave_out:
+                continue
+            if n >= FOLDER_MAX:
+                gatherer.refuse(shown(folder), f"it holds more than {FOLDER_MAX} files; the rest were not read")
+                break
+            try:
+                info = entry.stat(follow_symlinks=False)
+                why = not_a_file(info)
+                if why == "":
+                    notes.append(f"note: the folder {name_of(entry)} was left out (ol class reads the files "
+                                 f"directly in {shown(folder)})")
+                elif why is not None:
+                    gatherer.refuse(name_of(entry), why)
+                else:
+                    with open_file(path, info) as f:
+                        feed(name_of(entry), f, info.st_size, gatherer)
+            except OSError as exc:
+                gatherer.refuse(name_of(entry), f"it cannot be read ({exc.strerror or exc})")
+    return sorted(notes)
+
+
+@dataclass(frozen=True)
+class Spooled:
+    """The code of a claimed pass, kept on disk (Spool): `text()` reads it back."""
+
+    path: Path
+
+    def text(self) -> str:
+        return self.path.read_bytes().decode("utf-8", "surrogatepass")
+
+
+class Spool:
+    """Where `ol class` keeps the code of every claimed pass while it grades: a temporary folder, one file per
+    distinct code, so that a class of large exports is not held in memory (classroom.Gatherer's `keep`)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def __call__(self, code: str) -> Spooled:
+        data = code.encode("utf-8", "surrogatepass")
+        path = self.folder / hashlib.sha256(data).hexdigest()
+        if not path.exists():
+            path.write_bytes(data)
+        return Spooled(path)
 
 
 def request_of(ex, learner: classroom.Learner, column: classroom.Column, sources: dict[str, str],
                exercises: Course) -> dict:
     """What `ol check` would send the judge for this learner's passed code, with each dependency's file: the
     learner's own when its pass held, else the reference (classroom.dependency_sources)."""
-    files = {exercises[dep].import_path: (learner.work[dep].code if how == "own"
+    files = {exercises[dep].import_path: (learner.work[dep].code.text() if how == "own"
                                           else exercises[dep].reference.read_text(encoding="utf-8"))
              for dep, how in sources.items()}
-    files[ex.import_path] = learner.work[column.slug].code
+    files[ex.import_path] = learner.work[column.slug].code.text()
     return check_request(ex, files)
 
 
@@ -102,22 +198,62 @@ def check_again(learners: list[classroom.Learner], columns: list[classroom.Colum
     return verdicts, results
 
 
+def plain(text: str) -> str:
+    """Learner-given text as a terminal may show it: no control characters (a name cannot move the cursor or
+    change colours), no lone surrogates."""
+    return CONTROL.sub("?", exchange.well_formed(text))
+
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def _progress(learner, column, result: dict, verdicts, done: int, total: int) -> None:
     if verdicts[learner.key][column.slug] == "not-reproduced":
-        say(f"{learner.name} {column.id}: the claimed pass did not hold: {', '.join(classroom.not_held(result))}",
-            indent="  ", hang=4)
+        say(plain(f"{learner.name} {column.id}: the claimed pass did not hold: "
+                  f"{', '.join(classroom.not_held(result))}"), indent="  ", hang=4)
     if sys.stderr.isatty():
         print(f"\rchecked {done} of {total} passes", end="" if done < total else "\n", file=sys.stderr,
               flush=True)
 
 
 def print_table(rows: list[dict], columns: list[classroom.Column]) -> None:
-    """The class as a plain table: a learner per line, a verdict per exercise."""
+    """The class as a plain table: a learner per line (with its file when another file names that learner too),
+    a verdict per exercise."""
     head = ["learner", *(c.id for c in columns), "passed"]
-    lines = [[r["learner"], *(r["cells"][c.id]["verdict"] for c in columns), str(r["passed"])] for r in rows]
+    lines = [[plain(r["learner"] + (f" ({r['files'][0]})" if r["problem"] else "")),
+              *(r["cells"][c.id]["verdict"] for c in columns), str(r["passed"])] for r in rows]
     widths = [max(len(line[i]) for line in [head, *lines]) for i in range(len(head))]
     for line in [head, *lines]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+
+
+def gathered(folder: Path, outputs: set[Path], columns: list[classroom.Column], spool: Spool) -> classroom.Gathered:
+    """The class in `folder`, every file read one at a time, with a line for each that could not be used and for
+    each conflict."""
+    gatherer = classroom.Gatherer(columns, build_info()["course"], keep=spool)
+    for note in read_folder(folder, outputs, gatherer):
+        say(note, file=sys.stderr)
+    found = gatherer.result()
+    for file, why in sorted(found.rejected, key=lambda r: classroom.codepoints(r[0])):
+        say(plain(f"refused {file}: {why}"), file=sys.stderr, hang=2)
+    for learner in found.learners:
+        if learner.problem:
+            say(plain(f"conflict {learner.files[0]}: {learner.problem}"), file=sys.stderr, hang=2)
+    return found
+
+
+def write_out(args: argparse.Namespace, rows: list[dict], columns: list[classroom.Column],
+              found: classroom.Gathered) -> None:
+    """The CSV and the summary, where asked, in the bytes the class page writes."""
+    text = classroom.summary_text(rows, columns)
+    for path, content, what in ((args.csv, classroom.csv_text(rows, columns, found.rejected), "the CSV"),
+                                (args.summary, text, "the summary")):
+        if path:
+            target = Path(path).expanduser()
+            target.write_bytes(classroom.utf8(content))
+            say(f"Wrote {what} to {shown(target)} ({len(rows)} learners, one row each, and "
+                f"{len(found.rejected)} refused files, a row each)." if what == "the CSV"
+                else f"Wrote {what} to {shown(target)}.")
 
 
 def cmd_class(args: argparse.Namespace) -> int:
@@ -127,18 +263,17 @@ def cmd_class(args: argparse.Namespace) -> int:
     exercises = load_exercises()
     columns = columns_of(exercises)
     outputs = {Path(p).expanduser().resolve() for p in (args.csv, args.summary) if p}
-    files, rejected = classroom.expand(read_folder(folder, outputs))
-    found = classroom.gather(files, columns, build_info()["course"])
-    for file, why in rejected + found.rejected:
-        say(f"refused {file}: {why}", file=sys.stderr, hang=2)
-    if not found.learners:
-        say(f"No progress file in {shown(folder)} could be read, so there is no class to show.")
-        return FAILED
-    jobs = max(1, args.jobs or min(os.cpu_count() or 1, JOBS_MAX))
-    tasks = len(classroom.plan(found.learners, columns))
-    say(f"{len(found.learners)} learners. Checking their {tasks} claimed passes again with the course's judge, "
-        f"{jobs} at a time, each learner's code in a process of its own...")
-    verdicts, results = check_again(found.learners, columns, exercises, jobs)
+    with tempfile.TemporaryDirectory(prefix="ol-class-") as tmp:
+        found = gathered(folder, outputs, columns, Spool(Path(tmp)))
+        if not found.learners:
+            say(f"No progress file in {shown(folder)} could be read, so there is no class to show.")
+            write_out(args, [], columns, found)
+            return FAILED
+        jobs = max(1, args.jobs or min(os.cpu_count() or 1, JOBS_MAX))
+        tasks = len(classroom.plan(found.learners, columns))
+        say(f"{len(found.learners)} learners. Checking their {tasks} claimed passes again with the course's judge, "
+            f"{jobs} at a time, each learner's code in a process of its own...")
+        verdicts, results = check_again(found.learners, columns, exercises, jobs)
     note = sandbox_note(results)
     if note:
         say(note)
@@ -146,16 +281,9 @@ def cmd_class(args: argparse.Namespace) -> int:
                                        for c in columns}, results[l.key]) for l in found.learners]
     print()
     print_table(rows, columns)
-    text = classroom.summary_text(rows, columns)
     print()
-    print(text, end="")
-    for path, content, what in ((args.csv, classroom.csv_text(rows, columns), "the CSV"),
-                                (args.summary, text, "the summary")):
-        if path:
-            target = Path(path).expanduser()
-            target.write_bytes(content.encode("utf-8"))
-            say(f"Wrote {what} to {shown(target)} ({len(rows)} learners, one row each)." if what == "the CSV"
-                else f"Wrote {what} to {shown(target)}.")
+    print("\n".join(plain(line) for line in classroom.summary_text(rows, columns).split("\n")), end="")
+    write_out(args, rows, columns, found)
     return 0
 
 

@@ -22,8 +22,13 @@ and counts once `ol check` has judged them. Every problem with a file is a `Exch
 sentence; nothing is written before a file has been read whole and checked.
 
 `learner` is free text the learner typed: `learner_name` tidies it the same way on both sides (spaces and control
-characters collapsed, at most LEARNER_MAX characters); anything but a string is no name. A teacher's class view
-(ol/classroom.py, web/src/page/class/) shows a file without a name under its file name.
+characters collapsed, a lone surrogate as U+FFFD, at most LEARNER_MAX characters); anything but a string is no
+name. A teacher's class view (ol/classroom.py, web/src/page/class/) shows a file without a name under its file name.
+
+The JSON is read as a browser reads it, whatever the file holds (`loads`): a number is a double when it is past
+2**53 (so ten thousand digits are one large float, not an int Python refuses to make), NaN and Infinity are not
+JSON, and a file that nests deeper than DEPTH_MAX levels (counted up to where the text stops being JSON) is
+refused, before Python's own parser would run out of stack.
 """
 from __future__ import annotations
 
@@ -41,6 +46,9 @@ KEY_RE = re.compile(r"^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a
 
 
 LEARNER_MAX = 80  # characters of a learner's name kept
+DEPTH_MAX = 100  # levels of nesting a progress file may have (one has six)
+SAFE_MAX = 2 ** 53 - 1  # the largest integer a browser's number holds exactly (Number.MAX_SAFE_INTEGER)
+DEEP = f"the file nests deeper than {DEPTH_MAX} levels, which no progress export does"
 # Runs of white space and control characters, as one space (web/src/page/exchange.js SPACES is the same class).
 SPACES = re.compile(r"[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+")
 PITFALLS_MAX = 20  # pitfalls a help record keeps per exercise
@@ -51,12 +59,88 @@ def learner_name(value: object) -> str:
     at most LEARNER_MAX characters; "" for anything that is not a string."""
     if not isinstance(value, str):
         return ""
-    text = SPACES.sub(" ", unicodedata.normalize("NFC", value)).strip(" ")
+    text = SPACES.sub(" ", unicodedata.normalize("NFC", well_formed(value))).strip(" ")
     return text[:LEARNER_MAX].rstrip(" ")
 
 
 class ExchangeError(ValueError):
-    """A progress file that cannot be used; the message says why in one sentence."""
+    """A progress file that cannot be used; the message says why in one sentence. `kind` says which rule refused
+    it ("empty", "json", "cut", "deep", "format", "version", "course", "data", "code") and `value` what the file
+    held there (its version, course, or entry), for a reader with words of its own (ol/classroom.py `refusal`)."""
+
+    def __init__(self, message: str, kind: str = "other", value: object = None):
+        super().__init__(message)
+        self.kind, self.value = kind, value
+
+
+def well_formed(text: str) -> str:
+    """`text` with each lone surrogate (JSON's "\\ud800", a file name's undecodable byte) as U+FFFD, as a
+    browser's String.prototype.toWellFormed and TextEncoder make it: text that can be printed and written."""
+    return SURROGATE.sub("\ufffd", text)
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def _number(text: str) -> int | float:
+    """A JSON integer as a browser reads it: exact up to SAFE_MAX, else the nearest double (int() of ten thousand
+    digits would raise)."""
+    value = float(text)
+    return int(text) if abs(value) <= SAFE_MAX else value
+
+
+def _not_json(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def nesting(text: str) -> int:
+    """How deep `text`'s arrays and objects nest, strings skipped (web/src/page/exchange.js `nesting`)."""
+    depth = most = 0
+    for token in TOKENS.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif mark in "]}":
+            depth -= 1
+    return most
+
+
+def depth_of(value: object) -> int:
+    """How deep a parsed value nests (a number is 0, [] is 1), walked without recursion."""
+    most, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            most = max(most, depth)
+            todo += [(child, depth + 1) for child in children if isinstance(child, (dict, list))]
+    return most
+
+
+def loads(text: str) -> object:
+    """`text` as JSON, read as a browser reads it (the module's docstring); ExchangeError says why not."""
+    try:
+        raw = json.loads(text, parse_int=_number, parse_constant=_not_json)
+    except RecursionError:
+        raise ExchangeError(DEEP, "deep") from None
+    except json.JSONDecodeError as exc:
+        if nesting(text[:exc.pos]) > DEPTH_MAX:
+            raise ExchangeError(DEEP, "deep") from None
+        # Cut short: the parser ran out of text, or a string runs to the end (it reports where the string began)
+        if exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string"):
+            raise ExchangeError("the file ends in the middle (it was cut short while saving or copying)", "cut") from None
+        raise ExchangeError(f"the file is not valid JSON (line {exc.lineno}, column {exc.colno})", "json") from None
+    except ValueError:  # NaN, Infinity: Python reads them, a browser does not
+        constant = re.search(r"-?\b(?:NaN|Infinity)\b", text)
+        if nesting(text[:constant.start() if constant else len(text)]) > DEPTH_MAX:
+            raise ExchangeError(DEEP, "deep") from None
+        raise ExchangeError("the file is not valid JSON (NaN and Infinity are not JSON)", "json") from None
+    if depth_of(raw) > DEPTH_MAX:
+        raise ExchangeError(DEEP, "deep")
+    return raw
+
 
 
 @dataclass
@@ -83,27 +167,21 @@ class Dump:
 def parse(text: str, course: str) -> Dump:
     """Read a progress file's text; `course` is this side's course name (a file of another course is refused)."""
     if not text.strip():
-        raise ExchangeError("the file is empty")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        # Cut short: the parser ran out of text, or a string runs to the end (it reports where the string began)
-        truncated = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
-        raise ExchangeError("the file ends in the middle (it was cut short while saving or copying)" if truncated
-                            else f"the file is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+        raise ExchangeError("the file is empty", "empty")
+    raw = loads(text)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise ExchangeError("this is not a tinyllm progress file (no \"format\": \"tinyllm-progress\")")
+        raise ExchangeError("this is not a tinyllm progress file (no \"format\": \"tinyllm-progress\")", "format")
     version = raw.get("version")
     if version != FORMAT_VERSION:
         newer = isinstance(version, str) and re.fullmatch(r"v\d+", version) and int(version[1:]) > int(FORMAT_VERSION[1:])
         raise ExchangeError(f"the file is format {version!r}, and this reads {FORMAT_VERSION!r}"
-                            + ("; update to read it" if newer else ""))
+                            + ("; update to read it" if newer else ""), "version", version)
     other = raw.get("course")
     if isinstance(other, str) and other and other != course:
-        raise ExchangeError(f"the file is from the course {other!r}, not {course!r}")
+        raise ExchangeError(f"the file is from the course {other!r}, not {course!r}", "course", other)
     data = raw.get("data")
     if not isinstance(data, dict):
-        raise ExchangeError("the file has no \"data\" table")
+        raise ExchangeError("the file has no \"data\" table", "data")
     dump = Dump({}, course=other or "", build=str(raw.get("build") or ""), origin=str(raw.get("origin") or ""),
                 saved=str(raw.get("saved") or ""), learner=learner_name(raw.get("learner")))
     for key, value in data.items():
@@ -111,7 +189,7 @@ def parse(text: str, course: str) -> Dump:
             dump.skipped.append(str(key))  # unknown here, or a browser's unsaved edits: left out, as the browser does
             continue
         if key.startswith("code:") and not (isinstance(value, dict) and isinstance(value.get("code"), str)):
-            raise ExchangeError(f"the entry {key!r} holds no code (expected {{\"code\": \"...\"}})")
+            raise ExchangeError(f"the entry {key!r} holds no code (expected {{\"code\": \"...\"}})", "code", key)
         dump.data[key] = value
     return dump
 
@@ -158,8 +236,8 @@ def merge_pitfalls(*lists: object) -> list[str]:
     found: list[str] = []
     for items in lists:
         for item in items if isinstance(items, list) else []:
-            if isinstance(item, str) and item and item not in found and len(found) < PITFALLS_MAX:
-                found.append(item)
+            if isinstance(item, str) and item and well_formed(item) not in found and len(found) < PITFALLS_MAX:
+                found.append(well_formed(item))
     return found
 
 
@@ -170,6 +248,7 @@ def pitfall_labels(diagnosis: object) -> list[str]:
     for item in diagnosis if isinstance(diagnosis, list) else []:
         if isinstance(item, dict) and isinstance(item.get("pitfall"), str) and item["pitfall"]:
             number = item.get("number")
-            ok = isinstance(number, (int, float)) and not isinstance(number, bool) and float(number).is_integer()
+            ok = (isinstance(number, (int, float)) and not isinstance(number, bool) and float(number).is_integer()
+                  and abs(number) <= SAFE_MAX)  # a browser's Number.isSafeInteger
             labels.append(f"{int(number)}. {item['pitfall']}" if ok else item["pitfall"])
     return labels

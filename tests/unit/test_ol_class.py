@@ -29,8 +29,11 @@ FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
 
 
 def simulate(case: dict) -> tuple[classroom.Gathered, list, list[dict]]:
-    """A case run as `ol class` runs it, with each check's result taken from the case: (gathered, tasks, rows)."""
-    found = classroom.gather([(n, (GOLDEN / "files" / n).read_bytes()) for n in case["files"]], COLUMNS)
+    """A case run as `ol class` runs it, its zips opened, with each check's result taken from the case:
+    (gathered, tasks, rows); the zips' refusals come first in the gathered refusals."""
+    files, refused = classroom.expand([(n, (GOLDEN / "files" / n).read_bytes()) for n in case["files"]])
+    found = classroom.gather(files, COLUMNS)
+    found = classroom.Gathered(found.learners, refused + found.rejected)
     verdicts: dict[str, dict] = {learner.key: {} for learner in found.learners}
     tasks = []
     for learner, column in classroom.plan(found.learners, COLUMNS):
@@ -58,7 +61,7 @@ def test_each_golden_class_gives_its_rows_csv_and_summary(name):
     for file, why in found.rejected:
         assert case["rejected"][file] in why, (file, why)
     assert rows == case["rows"]
-    assert classroom.csv_text(rows, COLUMNS).encode("utf-8") == (GOLDEN / case["csv"]).read_bytes()
+    assert classroom.utf8(classroom.csv_text(rows, COLUMNS, found.rejected)) == (GOLDEN / case["csv"]).read_bytes()
     assert classroom.summary_text(rows, COLUMNS) == (GOLDEN / case["summary"]).read_text(encoding="utf-8")
 
 
@@ -74,10 +77,13 @@ def test_the_csv_opens_as_one_row_per_learner_with_named_columns():
     text = (GOLDEN / case["csv"]).read_bytes().decode("utf-8-sig")
     table = list(csv.reader(io.StringIO(text, newline="")))
     assert table[0] == classroom.csv_header(COLUMNS)
-    assert [r[0] for r in table[1:]] == ["'=Carol+1", "ada lovelace", "Bob", "no-name.json"], \
+    learners = [r[0] for r in table[1:] if not r[3].startswith("refused: ")]
+    assert learners == ["'=Carol+1", "Ada Lovelace", "ada lovelace", "Bob", "no-name.json"], \
         "sorted by name; a name a spreadsheet would run as a formula is quoted"
     assert all(len(r) == len(table[0]) for r in table)
-    assert table[0][:3] == ["learner", "exercises passed", "last activity (UTC)"]
+    assert table[0][:4] == ["learner", "exercises passed", "last activity (UTC)", "problem"]
+    refused = [(r[0], r[3]) for r in table[1:] if r[3].startswith("refused: ")]
+    assert [f for f, _ in refused] == sorted(case["rejected"]), "a row per refused file, after the learners"
     assert "T01.2 verdict" in table[0] and "T1.2 prompts answered wrong" in table[0]
 
 
@@ -161,8 +167,11 @@ def test_ol_class_checks_every_pass_again_and_writes_the_csv(graded):
     run, out = graded
     assert run.returncode == 0, run.stdout + run.stderr
     table = list(csv.DictReader(io.StringIO(out.read_bytes().decode("utf-8-sig"), newline="")))
-    by = {r["learner"]: r for r in table}
+    by = {r["learner"]: r for r in table if not r["problem"].startswith("refused: ")}
     assert list(by) == ["Ada", "Bob", "Carol", "Dan", "Grace Hopper"]
+    refused = {r["learner"]: r["problem"] for r in table if r["problem"].startswith("refused: ")}
+    assert list(refused) == ["bob.json", "broken.json", "foreign.json", "more.zip/class/notes.txt"], \
+        "a row per refused file, after the learners, in the order of the files' names"
     assert by["Ada"]["T01.1 verdict"] == by["Ada"]["T01.2 verdict"] == "passed"
     assert by["Ada"]["T01.1 checks"] == "3" and by["Ada"]["T01.1 pitfalls"].startswith("1. min and max")
     assert by["Grace Hopper"]["T01.1 verdict"] == "passed", "a pass made by ol itself holds"

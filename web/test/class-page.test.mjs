@@ -87,11 +87,14 @@ test("the golden class on the page: its table, its refusals, and the golden CSV 
   assert.equal(s.clients.length, 2, "two cores, two workers");
   assert.ok(s.running.most <= 2);
   const table = s.root.querySelector("table");
-  assert.match(table.querySelector("caption").textContent, /4 learners/);
+  assert.match(table.querySelector("caption").textContent, /5 learners/);
   assert.equal(table.querySelectorAll("th[scope=col]").length, 3 + 3);
-  assert.equal(table.querySelectorAll("th[scope=row]").length, 4);
+  assert.equal(table.querySelectorAll("th[scope=row]").length, 5);
+  const conflicts = [...table.querySelectorAll("tr[data-conflict]")];
+  assert.deepEqual(conflicts.map((tr) => tr.dataset.learner), ["Ada Lovelace", "ada lovelace"], "two files name Ada: two rows");
+  assert.ok(conflicts.every((tr) => /conflict: 2 files name this learner/.test(tr.querySelector("th").textContent)));
   assert.equal(s.root.querySelector("progress").value, 6, "the bar at its end");
-  assert.match(s.root.querySelector("[role=status]").textContent, /checked again: 4 learners, 3 exercises; 2 claimed passes did not hold/);
+  assert.match(s.root.querySelector("[role=status]").textContent, /checked again: 5 learners, 3 exercises; 2 claimed passes did not hold/);
   assert.equal(s.root.querySelector(".tl-class-csv").disabled, false);
   assert.equal(s.store.get(keys.keptClass()), null, "nothing kept unless asked");
   await s.api.settled();
@@ -111,10 +114,10 @@ test("files added later join the class; what was checked is not checked again", 
   await s.api.add(picked);
   await until(() => s.root.dataset.state === "done", 5000, "the first files");
   const checks = s.log.length;
-  assert.equal(s.root.querySelectorAll("tr[data-learner]").length, 1);
+  assert.equal(s.root.querySelectorAll("tr[data-learner]").length, 2, "Ada's two files, a row each");
   await s.api.add(FILES.slice(2));
   await until(() => s.root.dataset.state === "done", 5000, "the rest");
-  assert.equal(s.root.querySelectorAll("tr[data-learner]").length, 4);
+  assert.equal(s.root.querySelectorAll("tr[data-learner]").length, 5);
   assert.equal(s.log.length - checks, 3, "only Bob's and Carol's passes are new");
   assert.equal(s.api.csv, readFileSync(new URL(CASE.csv, GOLDEN), "utf8"));
 });
@@ -129,6 +132,7 @@ test("the class is kept only when the teacher asks, and comes back to be checked
   keep.dispatchEvent(new (s.document.defaultView.Event)("change"));
   const kept = s.store.get(keys.keptClass());
   assert.equal(kept.files.length, FILES.length - 1, "every file that is text (not the latin-1 one)");
+  assert.deepEqual(kept.refused.map(([name]) => name), ["latin1.json"], "and the line of the one that is not");
   const again = setup({ storage });
   await until(() => again.root.dataset.state === "done", 5000, "the kept class checked again");
   assert.equal(again.root.querySelector("[data-class-keep]").checked, true);

@@ -12,10 +12,12 @@ const GOLDEN = new URL("../../tests/fixtures/class/", import.meta.url);
 const GOLD = JSON.parse(readFileSync(new URL("cases.json", GOLDEN), "utf8"));
 const bytesOf = (name) => new Uint8Array(readFileSync(new URL(`files/${name}`, GOLDEN)));
 
-/** A case run as the class page runs it, each check's result taken from the case: {found, tasks, rows}. */
-function simulate(c) {
+/** A case run as the class page runs it, its zips opened, each check's result taken from the case:
+ * {found, tasks, rows, rejected} (rejected: the zips' refusals and the files'). */
+async function simulate(c) {
   const columns = GOLD.columns;
-  const found = model.gather(c.files.map((name) => ({ name, bytes: bytesOf(name) })), columns);
+  const opened = await expand(c.files.map((name) => ({ name, bytes: bytesOf(name) })));
+  const found = model.gather(opened.files, columns);
   const verdicts = Object.fromEntries(found.learners.map((l) => [l.key, {}]));
   const tasks = [];
   for (const [learner, column] of model.plan(found.learners, columns)) {
@@ -30,17 +32,17 @@ function simulate(c) {
       .map((col) => [col.slug, c.rechecks[`${l.key}|${col.slug}`]]));
     return model.row(l, columns, mine, rechecks);
   });
-  return { found, tasks, rows };
+  return { found, tasks, rows, rejected: [...opened.rejected, ...found.rejected] };
 }
 
 for (const [name, c] of Object.entries(GOLD.cases)) {
-  test(`the golden class "${name}" gives the rows, CSV and summary ol gives`, () => {
-    const { found, tasks, rows } = simulate(c);
+  test(`the golden class "${name}" gives the rows, CSV and summary ol gives`, async () => {
+    const { tasks, rows, rejected } = await simulate(c);
     assert.deepEqual(tasks, c.tasks);
-    assert.deepEqual(found.rejected.map(([f]) => f).sort(), Object.keys(c.rejected).sort());
-    for (const [file, why] of found.rejected) assert.ok(why.includes(c.rejected[file]), `${file}: ${why}`);
+    assert.deepEqual(rejected.map(([f]) => f).sort(), Object.keys(c.rejected).sort());
+    for (const [file, why] of rejected) assert.ok(why.includes(c.rejected[file]), `${file}: ${why}`);
     assert.deepEqual(rows, c.rows);
-    const csv = Buffer.from(model.csvText(rows, GOLD.columns), "utf8");
+    const csv = Buffer.from(model.csvText(rows, GOLD.columns, rejected), "utf8");
     assert.deepEqual(csv, readFileSync(new URL(c.csv, GOLDEN)), "byte for byte");
     assert.equal(model.summaryText(rows, GOLD.columns), readFileSync(new URL(c.summary, GOLDEN), "utf8"));
   });
@@ -126,7 +128,7 @@ test("a zip's entry that cannot be read gets a line of its own, and the rest are
 
 test("a damaged entry, a cut zip and an encrypted entry are refused as ol refuses them", async () => {
   const damaged = pythonZip([["a.json", EXPORT("Ada"), "stored"]], "data = data.replace(b'Ada', b'Adb', 1)");
-  assert.match((await unzip("d.zip", damaged)).rejected[0][1], /cannot be read from the zip \(its check sum/);
+  assert.match((await unzip("d.zip", damaged)).rejected[0][1], /cannot be read from the zip \(it is damaged\)/);
   const cut = pythonZip([["a.json", EXPORT("Ada"), "deflated"]]);
   assert.match((await unzip("cut.zip", cut.subarray(0, 40))).rejected[0][1], /a zip that cannot be read/);
   const locked = pythonZip([["a.json", EXPORT("Ada"), "stored"]],
@@ -146,4 +148,32 @@ test("expand passes plain files through and opens zips", async () => {
   const { files } = await expand([plain, zip]);
   assert.deepEqual(files.map((f) => f.name), ["a.json", "b.zip/b.json"]);
   assert.equal(crc32(new TextEncoder().encode("123456789")), 0xcbf43926);
+});
+
+test("the zip rules' limits are the ones ol/classroom.py keeps", () => {
+  const py = readFileSync(new URL("../../ol/classroom.py", import.meta.url), "utf8");
+  for (const name of ["FILE_CAP", "ZIP_CAP", "ZIP_ENTRIES", "ZIP_TOTAL", "ZIP_RATIO", "RATIO_FLOOR"]) {
+    const found = new RegExp(`^${name} = ([\\d_]+)\\b`, "m").exec(py);
+    assert.equal(found && Number(found[1].replaceAll("_", "")), model[name], name);
+  }
+});
+
+test("a zip past its total is read no further, with one line for the rest", async () => {
+  const zip = pythonZip([["a.json", EXPORT("Ada"), "deflated"], ["b.json", EXPORT("Bob"), "deflated"],
+    ["c.json", EXPORT("Cy"), "deflated"]]);
+  const limit = EXPORT("Ada").length + EXPORT("Bob").length; // the first two fit, the third does not
+  const { files, rejected } = await unzip("class.zip", zip, { total: limit });
+  assert.deepEqual(files.map((f) => f.name), ["class.zip/a.json", "class.zip/b.json"]);
+  assert.deepEqual(rejected, [["class.zip", model.ZIP_TOO_MUCH]]);
+  const py = execFileSync("python3", ["-c", `import base64, sys; from ol import classroom as c
+c.ZIP_TOTAL = int(sys.argv[2])
+import json; files, bad = c.unzip("class.zip", base64.b64decode(sys.argv[1])); print(json.dumps([[f for f, _ in files], bad]))`,
+  Buffer.from(zip).toString("base64"), String(limit)], { cwd: new URL("../../", import.meta.url), encoding: "utf8" });
+  assert.deepEqual(JSON.parse(py), [files.map((f) => f.name), rejected], "ol reads it alike");
+});
+
+test("an entry's name is cut at a NUL byte, as Python's zipfile cuts it", async () => {
+  const zip = pythonZip([["a.json", EXPORT("Ada"), "stored"]], "data = data.replace(b'a.json', b'a\\x00.jsn')");
+  const { files, rejected } = await unzip("n.zip", zip);
+  assert.deepEqual([files.map((f) => f.name), rejected], [["n.zip/a"], []]);
 });

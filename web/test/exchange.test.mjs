@@ -121,3 +121,15 @@ test("where a text stops being JSON is measured alike in every engine, as ol's j
   });
   assert.deepEqual(js, py);
 });
+
+test("JSON is read as ol reads it: nesting past DEPTH_MAX refused, constants not JSON, names well formed", () => {
+  const cases = [["[NaN]", "not valid JSON"], ["[-Infinity]", "not valid JSON"], ["[".repeat(101) + "]".repeat(101), "nests deeper"],
+    ["[".repeat(100_000), "nests deeper"], ['["[[[[", ' + "[".repeat(50) + "x ]]", "not valid JSON"]];
+  for (const [text, says] of cases) {
+    assert.throws(() => parseDump(text), (err) => err.message.includes(says) && typeof err.kind === "string", text.slice(0, 20));
+  }
+  assert.throws(() => parseDump("[".repeat(100) + "]".repeat(100)), (err) => err.kind === "format", "100 levels are allowed");
+  assert.equal(learnerName("a\ud800b"), "a\ufffdb");
+  assert.deepEqual(mergeHelp(null, { hints: 2 ** 60, failed: 3, pitfalls: ["\udfffx"] }), { hints: 0, failed: 3, pitfalls: ["\ufffdx"] });
+  assert.deepEqual(pitfallLabels([{ pitfall: "p", number: 1e300 }, { pitfall: "q", number: 3 }]), ["p", "3. q"]);
+});

@@ -15,6 +15,9 @@ const KEY = /^(code|result|elsewhere|prefs|draft|help):([a-z0-9]+(?:-[a-z0-9]+)*
 /** A course-wide setting of the learner's (`settings:diagnoses`): it belongs to no exercise. */
 const SETTING = /^settings:[a-z0-9-]+$/;
 export const LEARNER_MAX = 80;
+/** Levels of nesting a progress file may have (ol/exchange.py DEPTH_MAX; an export has six). */
+export const DEPTH_MAX = 100;
+export const DEEP = `the file nests deeper than ${DEPTH_MAX} levels, which no progress export does`;
 /** Runs of white space and control characters, as one space (ol/exchange.py SPACES is the same class). */
 const SPACES = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+/gu;
 export const PITFALLS_MAX = 20;
@@ -26,8 +29,37 @@ export const PITFALLS_MAX = 20;
  */
 export function learnerName(value) {
   if (typeof value !== "string") return "";
-  const text = value.normalize("NFC").replace(SPACES, " ").replace(/^ +| +$/g, "");
+  const text = wellFormed(value).normalize("NFC").replace(SPACES, " ").replace(/^ +| +$/g, "");
   return Array.from(text).slice(0, LEARNER_MAX).join("").replace(/ +$/, "");
+}
+
+/** `text` with each lone surrogate as U+FFFD, as TextEncoder writes it (ol/exchange.py `well_formed`). */
+export const wellFormed = (text) => text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+
+/** How deep `text`'s arrays and objects nest, strings skipped (ol/exchange.py `nesting`). */
+export function nesting(text) {
+  let depth = 0;
+  let most = 0;
+  for (const [mark] of text.matchAll(/"(?:[^"\\]|\\.)*"?|[[\]{}]/g)) {
+    if (mark === "[" || mark === "{") most = Math.max(most, (depth += 1));
+    else if (mark === "]" || mark === "}") depth -= 1;
+  }
+  return most;
+}
+
+/** How deep a parsed value nests (a number is 0, [] is 1), walked without recursion (ol/exchange.py `depth_of`). */
+export function depthOf(value) {
+  let most = 0;
+  const todo = [[value, 1]];
+  while (todo.length) {
+    const [item, depth] = todo.pop();
+    if (item === null || typeof item !== "object") continue;
+    most = Math.max(most, depth);
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === "object") todo.push([child, depth + 1]);
+    }
+  }
+  return most;
 }
 
 /** The name a parsed export carries (its top-level `learner`), or "". */
@@ -40,27 +72,34 @@ export function slugOf(key) {
 }
 
 /**
+ * An Error saying why a file cannot be used, with `kind`, the rule that refused it, and `value`, what the file held
+ * there (ol/exchange.py ExchangeError): the class view words each kind alike on both sides (class/model.js `refusal`).
+ */
+const refused = (message, kind, value = null) => Object.assign(new Error(message), { kind, value });
+
+/**
  * Check a parsed file's header; throws an Error whose message says, in one sentence, why it cannot be used.
  * @param {unknown} dump
  */
 export function checkDump(dump) {
   if (!dump || typeof dump !== "object" || dump.format !== FORMAT) {
-    throw new Error("this file is not a tinyllm progress export");
+    throw refused("this file is not a tinyllm progress export", "format");
   }
   if (dump.version !== FORMAT_VERSION) {
     const newer = /^v\d+$/.test(String(dump.version)) && Number(String(dump.version).slice(1)) > Number(FORMAT_VERSION.slice(1));
-    throw new Error(`this export is format ${dump.version}, and this site reads ${FORMAT_VERSION}`
-      + (newer ? " (it comes from a newer version: reload to update this site)" : ""));
+    throw refused(`this export is format ${dump.version}, and this site reads ${FORMAT_VERSION}`
+      + (newer ? " (it comes from a newer version: reload to update this site)" : ""), "version", dump.version);
   }
   if (typeof dump.course === "string" && dump.course && dump.course !== COURSE) {
-    throw new Error(`this export is from the course "${dump.course}", not "${COURSE}"`);
+    throw refused(`this export is from the course "${dump.course}", not "${COURSE}"`, "course", dump.course);
   }
   if (!dump.data || typeof dump.data !== "object" || Array.isArray(dump.data)) {
-    throw new Error("this export has no data table");
+    throw refused("this export has no data table", "data");
   }
   for (const [key, value] of Object.entries(dump.data)) {
-    if (key.startsWith("code:") && !(value && typeof value === "object" && typeof value.code === "string")) {
-      throw new Error(`its entry "${key}" holds no code`);
+    // Only the keys this reader knows (an unknown one is left out, as ol leaves it out)
+    if (key.startsWith("code:") && slugOf(key) && !(value && typeof value === "object" && typeof value.code === "string")) {
+      throw refused(`its entry "${key}" holds no code`, "code", key);
     }
   }
 }
@@ -70,17 +109,27 @@ export function checkDump(dump) {
  * @param {string} text
  */
 export function parseDump(text) {
-  if (!String(text).trim()) throw new Error("the file is empty");
+  if (!String(text).trim()) throw refused("the file is empty", "empty");
   let dump;
   try {
     dump = JSON.parse(text);
   } catch {
     // Cut short: the text stops where JSON could still go on, as ol/exchange.py decides. Where it stops is measured
     // here: each engine words (and places) JSON.parse's complaint differently, and WebKit's gives no position.
-    const truncated = jsonErrorAt(String(text)) >= String(text).trimEnd().length - 1;
-    throw new Error(truncated ? "the file ends in the middle (it was cut short while saving or copying)"
-      : "the file is not valid JSON");
+    // Nested too deep up to there (or past this stack): refused as too deep, as ol refuses it.
+    let at;
+    try {
+      at = jsonErrorAt(String(text));
+    } catch {
+      throw refused(DEEP, "deep");
+    }
+    if (nesting(String(text).slice(0, at)) > DEPTH_MAX) throw refused(DEEP, "deep");
+    if (at >= String(text).trimEnd().length - 1) {
+      throw refused("the file ends in the middle (it was cut short while saving or copying)", "cut");
+    }
+    throw refused("the file is not valid JSON", "json");
   }
+  if (depthOf(dump) > DEPTH_MAX) throw refused(DEEP, "deep");
   checkDump(dump);
   return dump;
 }
@@ -142,7 +191,8 @@ export function jsonErrorAt(text) {
     ws();
     return i < text.length ? i : -1;
   } catch (at) {
-    return typeof at === "number" ? at : 0; // a RangeError: nested past the stack, not cut short
+    if (typeof at === "number") return at;
+    throw at; // a RangeError: nested past the stack (parseDump: too deep)
   }
 }
 
@@ -210,7 +260,7 @@ export function planImport(dump, { get, slugs }) {
 export function mergeHelp(mine, theirs) {
   const a = mine && typeof mine === "object" ? mine : {};
   const b = theirs && typeof theirs === "object" ? theirs : {};
-  const count = (v) => (Number.isInteger(v) && v > 0 ? v : 0);
+  const count = (v) => (Number.isSafeInteger(v) && v > 0 ? v : 0);
   const merged = { hints: Math.max(count(a.hints), count(b.hints)), failed: Math.max(count(a.failed), count(b.failed)) };
   const reveals = [a.revealed, b.revealed].filter((v) => typeof v === "number" && v > 0);
   if (reveals.length) merged.revealed = Math.min(...reveals);
@@ -224,7 +274,9 @@ export function mergePitfalls(...lists) {
   const found = [];
   for (const items of lists) {
     for (const item of Array.isArray(items) ? items : []) {
-      if (typeof item === "string" && item && !found.includes(item) && found.length < PITFALLS_MAX) found.push(item);
+      if (typeof item === "string" && item && !found.includes(wellFormed(item)) && found.length < PITFALLS_MAX) {
+        found.push(wellFormed(item));
+      }
     }
   }
   return found;
@@ -237,7 +289,7 @@ export function mergePitfalls(...lists) {
 export function pitfallLabels(diagnosis) {
   return (Array.isArray(diagnosis) ? diagnosis : [])
     .filter((item) => item && typeof item === "object" && typeof item.pitfall === "string" && item.pitfall)
-    .map((item) => (Number.isInteger(item.number) ? `${item.number}. ${item.pitfall}` : item.pitfall));
+    .map((item) => (Number.isSafeInteger(item.number) ? `${item.number}. ${item.pitfall}` : item.pitfall));
 }
 
 /**

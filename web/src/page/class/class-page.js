@@ -72,13 +72,31 @@ function layout(root) {
   return { ui, views };
 }
 
+/** Keep the class's files in this browser, when the teacher ticked the box: their text, and the lines of those
+ * refused unread or not text, so that the class comes back with the same rows and the same CSV. */
+function keepClass(store, ui, state) {
+  if (!ui.keep.checked) return;
+  const files = [];
+  const refused = [...state.refused];
+  for (const f of state.files) {
+    try {
+      files.push({ name: f.name, text: textOf(f.bytes) });
+    } catch (err) {
+      refused.push([f.name, err.message]);
+    }
+  }
+  const ok = store.set(keys.keptClass(), { files, refused, at: Date.now() });
+  ui.kept.textContent = ok ? ` (kept: ${files.length} file${files.length === 1 ? "" : "s"})`
+    : " (this browser would not keep it: its storage is full or refused)";
+}
+
 /**
  * The class and its checking: the files read so far, the learners gathered from them, their verdicts, and the
  * run that checks what is left (recheck.js); a newer class (files added, the class cleared) makes an older run stop
  * taking checks, and the results it had are kept by the code they judged.
  */
 function createClass({ root, ui, views, store, bundle, makeWorker, makeLearner, size, index }) {
-  const state = { columns: [], files: [], refused: [], learners: [], verdicts: {}, results: {}, cache: new Map(),
+  const state = { columns: [], files: [], refused: [], rejected: [], learners: [], verdicts: {}, results: {}, cache: new Map(),
     generation: 0, ranFor: 0, running: null, summaryTimer: null };
   const ready = index().then((entries) => {
     state.columns = entries.map((e) => ({ slug: e.slug, id: e.id, title: e.title, requires: e.requires || [], prompts: e.prompts || [] }));
@@ -128,10 +146,11 @@ function createClass({ root, ui, views, store, bundle, makeWorker, makeLearner, 
     state.generation += 1;
     const found = gather(state.files, state.columns);
     state.learners = found.learners;
+    state.rejected = [...state.refused, ...found.rejected];
     state.verdicts = Object.fromEntries(found.learners.map((l) => [l.key, Object.fromEntries(state.columns
       .map((c) => [c.slug, verdict(l.work[c.slug], null)]))]));
     state.results = Object.fromEntries(found.learners.map((l) => [l.key, {}]));
-    views.rejected.show([...state.refused, ...found.rejected]);
+    views.rejected.show(state.rejected);
     const all = rows();
     views.table.show(found.learners.map((l, i) => ({ key: l.key, row: all[i] })));
     for (const b of [ui.csv, ui.text, ui.print]) b.disabled = true;
@@ -181,28 +200,18 @@ function createClass({ root, ui, views, store, bundle, makeWorker, makeLearner, 
     });
   }
 
-  /** Keep the class's files in this browser, when the teacher ticked the box. */
-  function keepNow() {
-    if (!ui.keep.checked) return;
-    const files = [];
-    for (const f of state.files) {
-      try {
-        files.push({ name: f.name, text: textOf(f.bytes) });
-      } catch { /* a file that is not text is refused anyway */ }
-    }
-    const ok = store.set(keys.keptClass(), { files, at: Date.now() });
-    ui.kept.textContent = ok ? ` (kept: ${files.length} file${files.length === 1 ? "" : "s"})`
-      : " (this browser would not keep it: its storage is full or refused)";
-  }
+  const keepNow = () => keepClass(store, ui, state);
 
   return {
     ready, rows, keepNow,
-    get csv() { return csvText(rows(), state.columns); },
+    get csv() { return csvText(rows(), state.columns, state.rejected); },
     get summary() { return summaryText(rows(), state.columns); },
     settled: () => Promise.resolve(state.running),
-    /** Add files (File objects, or {name, bytes}), zips opened, and grade the class again. */
-    async add(picked) {
+    /** Add files (File objects, or {name, bytes}), zips opened, and grade the class again; `refused`: lines of
+     * files refused before (a kept class's). */
+    async add(picked, refused = []) {
       await ready;
+      state.refused.push(...refused);
       // A File has a bytes() method in newer browsers: what is already read is told apart by its Uint8Array.
       const read = await Promise.all([...picked].map((f) => (f.bytes instanceof Uint8Array ? { file: f } : readPicked(f))));
       const opened = await expand(read.filter((r) => r.file).map((r) => r.file));
@@ -320,8 +329,9 @@ export function mountClass(root, ctx) {
   if (saved && Array.isArray(saved.files) && saved.files.length) {
     ui.keep.checked = true;
     const encoder = new TextEncoder();
+    const line = (r) => Array.isArray(r) && r.length === 2 && r.every((s) => typeof s === "string");
     klass.add(saved.files.filter((f) => f && typeof f.name === "string" && typeof f.text === "string")
-      .map((f) => ({ name: f.name, bytes: encoder.encode(f.text) })));
+      .map((f) => ({ name: f.name, bytes: encoder.encode(f.text) })), (saved.refused || []).filter(line));
     views.progress.say(`The class kept in this browser on ${new Date(saved.at || 0).toISOString().slice(0, 10)} is loaded `
       + "and checked again.");
   }

@@ -1,20 +1,23 @@
 /**
  * The class view's rules (ol/classroom.py is the other side and says them in full; tests/fixtures/class/ holds
- * the two equal): files read and refused one by one, merged per learner (the newer attempt wins), claims turned
- * into verdicts once a claimed pass has been checked again, and the table's rows, the CSV and the summary made
- * from them. Pure functions over plain data: node tests drive them without a browser, the page (class-page.js)
+ * the two equal): files read and refused one by one, a row per learner (two files naming one learner are a
+ * conflict: a row each, marked, never merged), claims turned into verdicts once a claimed pass has been checked
+ * again, and the table's rows, the CSV (with a row per refused file) and the summary made from them. Pure functions over plain data: node tests drive them without a browser, the page (class-page.js)
  * and the checking (recheck.js) call them.
  */
-import { learnerOf, mergePitfalls, parseDump, pitfallLabels } from "../exchange.js";
+import { COURSE, DEEP, FORMAT_VERSION, learnerOf, mergePitfalls, parseDump, pitfallLabels } from "../exchange.js";
 
 export const FILE_CAP = 5_000_000;
 export const ZIP_CAP = 100_000_000;
 export const ZIP_ENTRIES = 1000;
+export const ZIP_TOTAL = 100_000_000;
+export const ZIP_RATIO = 100;
+export const RATIO_FLOOR = 1_000_000;
 export const VERDICTS = ["passed", "failed", "untried", "not-reproduced"];
 const TOP = 3;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})$/;
 const MS_MAX = 253_402_300_800_000;
-export const CSV_COLUMNS = ["learner", "exercises passed", "last activity (UTC)"];
+export const CSV_COLUMNS = ["learner", "exercises passed", "last activity (UTC)", "problem"];
 export const CSV_PER_EXERCISE = ["verdict", "checks", "hints", "reference seen", "pitfalls", "prompts answered wrong",
   "last activity (UTC)"];
 const FORMULA = ["=", "+", "-", "@", "\t", "\r"];
@@ -26,7 +29,7 @@ export class ClassInputError extends Error {}
  * @typedef {{slug: string, id: string, title: string, requires: string[], prompts: string[]}} Column
  * @typedef {{claim: string, code: string|null, at: number|null, hints: number, failed: number, revealed: number,
  *   pitfalls: string[], prompts: Record<string, number>, last: number|null}} Work
- * @typedef {{key: string, name: string, files: string[], work: Record<string, Work>}} Learner
+ * @typedef {{key: string, name: string, files: string[], work: Record<string, Work>, problem: string}} Learner
  */
 
 // ---- times --------------------------------------------------------------------------------------------------------
@@ -78,7 +81,7 @@ const latest = (...values) => {
   const found = values.filter((v) => v !== null && v !== undefined);
   return found.length ? Math.max(...found) : null;
 };
-const count = (v) => (Number.isInteger(v) && v > 0 ? v : 0);
+const count = (v) => (Number.isSafeInteger(v) && v > 0 ? v : 0);
 const isRecord = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** How many checks a work counts: the failed ones (at least one for a failed claim), and one for a pass. */
@@ -137,6 +140,30 @@ export function workOf(data, column) {
 export const TOO_LARGE = `it is larger than ${FILE_CAP / 1_000_000} MB, the limit for one progress file (an export is usually a few kB)`;
 /** Why a zip larger than ZIP_CAP is refused. */
 export const ZIP_TOO_LARGE = `it is larger than ${ZIP_CAP / 1_000_000} MB, the limit for one zip of progress files`;
+/** Why the rest of a zip past ZIP_TOTAL is not read, an entry leading out of it, one past ZIP_RATIO. */
+export const ZIP_TOO_MUCH = `its files come to more than ${ZIP_TOTAL / 1_000_000} MB; the rest were not read`;
+export const ESCAPES = "its path leads out of the zip's folder (.. or an absolute path), so it was not read";
+export const BOMB = `it inflates more than ${ZIP_RATIO} times over, as a zip bomb does, so it was not read`;
+export const ZIP_UNREADABLE = "it is a zip that cannot be read (damaged, or a zip64 archive)";
+export const ENTRY_UNREADABLE = "it cannot be read from the zip (it is damaged)";
+const REFUSALS = { empty: "the file is empty", cut: "the file ends in the middle (it was cut short while saving or copying)",
+  json: "the file is not valid JSON", deep: DEEP, data: 'it has no "data" table',
+  format: 'it is not a tinyllm progress export (no "format": "tinyllm-progress")' };
+
+/**
+ * What the class view says of a file the progress format refuses, in the words both sides write alike (the CSV
+ * holds them; ol/classroom.py `refusal`): each side's importer words it its own way.
+ * @param {Error & {kind?: string, value?: unknown}} err  as exchange.js parseDump throws it
+ */
+export function refusal(err) {
+  if (err.kind === "version") {
+    if (typeof err.value !== "string") return `it has no progress format version (this reads "${FORMAT_VERSION}")`;
+    return `its progress format version is "${err.value}", and this reads "${FORMAT_VERSION}"`;
+  }
+  if (err.kind === "course") return `it is from the course "${err.value}", not "${COURSE}"`;
+  if (err.kind === "code") return `its entry "${err.value}" holds no code`;
+  return REFUSALS[err.kind] ?? err.message;
+}
 
 /** A file's bytes as text, or ClassInputError when it is too large or not UTF-8 (a byte-order mark is dropped). */
 export function textOf(bytes) {
@@ -148,38 +175,51 @@ export function textOf(bytes) {
   }
 }
 
-/** One file's text, read whole and checked: {file, name, saved, work}; ClassInputError says why not. */
+/** One file's text, read whole and checked: {file, learner, saved, work}; ClassInputError says why not. */
 export function sheetOf(file, text, columns) {
   let dump;
   try {
     dump = parseDump(text);
   } catch (err) {
-    throw new ClassInputError(err.message);
+    throw new ClassInputError(refusal(err));
   }
-  return { file, name: learnerOf(dump) || file, saved: isoMs(dump.saved),
+  return { file, learner: learnerOf(dump), saved: isoMs(dump.saved),
     work: Object.fromEntries(columns.map((c) => [c.slug, workOf(dump.data, c)])) };
 }
 
 // ---- the class ----------------------------------------------------------------------------------------------------
 
-/** One exercise's work from several files of one learner, oldest file first (ol/classroom.py `merge_work`). */
-export function mergeWork(works) {
-  let best = null;
-  for (const work of works) if (work.claim !== "untried" && (best === null || (work.at ?? -1) >= (best.at ?? -1))) best = work;
-  const prompts = {};
-  for (const work of works) for (const [id, tries] of Object.entries(work.prompts)) prompts[id] = Math.max(tries, prompts[id] || 0);
-  const revealed = works.map((w) => w.revealed).filter(Boolean);
-  return {
-    claim: best ? best.claim : "untried", code: best ? best.code : null, at: best ? best.at : null,
-    hints: Math.max(0, ...works.map((w) => w.hints)), failed: Math.max(0, ...works.map((w) => w.failed)),
-    revealed: revealed.length ? Math.min(...revealed) : 0, pitfalls: mergePitfalls(...works.map((w) => w.pitfalls)),
-    prompts: Object.fromEntries(Object.entries(prompts).sort(([a], [b]) => byCodePoints(a, b))),
-    last: latest(...works.map((w) => w.last)),
-  };
+/** The problem of a row whose learner other files name too: each such file is a row of its own. */
+export const conflict = (files, file) => `conflict: ${files.length} files name this learner (${files.join(", ")}); this row is ${file} alone`;
+
+/**
+ * The class's rows, in name order (ol/classroom.py `learners_of`): a learner named by one file is that file's row;
+ * a learner named by several (names equal ignoring case) is a conflict, each file a row of its own, marked.
+ * @param {{file: string, learner: string, work: Record<string, Work>}[]} sheets  in the order of their files' names
+ * @returns {Learner[]}
+ */
+export function learnersOf(sheets) {
+  const groups = new Map();
+  for (const sheet of sheets) {
+    const name = sheet.learner || sheet.file;
+    const key = name.toLowerCase();
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push([name, sheet]);
+  }
+  const learners = [];
+  for (const [key, group] of groups) {
+    const files = group.map(([, sheet]) => sheet.file);
+    for (const [name, sheet] of group) {
+      const alone = group.length === 1;
+      learners.push({ key: alone ? key : `${key}\u0000${sheet.file}`, name, files: [sheet.file], work: sheet.work,
+        problem: alone ? "" : conflict(files, sheet.file) });
+    }
+  }
+  return learners.sort((a, b) => byCodePoints(a.key, b.key) || byCodePoints(a.name, b.name));
 }
 
 /**
- * Every file of a class: the learners, merged, in name order, and one line per file that was refused.
+ * Every file of a class: the learners, in name order, and one line per file that was refused.
  * @param {{name: string, bytes: Uint8Array}[]} files  as read (zips already expanded: zip.js)
  * @param {Column[]} columns
  * @returns {{learners: Learner[], rejected: [string, string][]}}
@@ -199,19 +239,7 @@ export function gather(files, columns) {
       rejected.push([name, err.message]);
     }
   }
-  const groups = new Map();
-  for (const sheet of sheets) {
-    const key = sheet.name.toLowerCase();
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(sheet);
-  }
-  const learners = [...groups].map(([key, group]) => {
-    group.sort((a, b) => (a.saved ?? -1) - (b.saved ?? -1) || byCodePoints(a.file, b.file));
-    return { key, name: group.at(-1).name, files: group.map((s) => s.file),
-      work: Object.fromEntries(columns.map((c) => [c.slug, mergeWork(group.map((s) => s.work[c.slug]))])) };
-  });
-  learners.sort((a, b) => byCodePoints(a.key, b.key) || byCodePoints(a.name, b.name));
-  return { learners, rejected };
+  return { learners: learnersOf(sheets), rejected };
 }
 
 // ---- checking the passes again ------------------------------------------------------------------------------------
@@ -258,7 +286,7 @@ export function cell(work, cellVerdict, recheck = null) {
 /** One learner's row: name, files, exercises passed (checked again), last activity, cells by exercise id. */
 export function row(learner, columns, verdicts, rechecks = {}) {
   return {
-    learner: learner.name, files: [...learner.files],
+    learner: learner.name, files: [...learner.files], problem: learner.problem || "",
     passed: columns.filter((c) => verdicts[c.slug] === "passed").length,
     last: when(latest(...columns.map((c) => learner.work[c.slug].last))),
     cells: Object.fromEntries(columns.map((c) => [c.id, cell(learner.work[c.slug], verdicts[c.slug] ?? null, rechecks[c.slug] || null)])),
@@ -275,16 +303,24 @@ function csvField(value) {
   return text;
 }
 
-/** The class as CSV for a gradebook: UTF-8 with a byte-order mark, CRLF, one row per learner. */
-export function csvText(rows, columns) {
+/**
+ * The class as CSV for a gradebook: UTF-8 with a byte-order mark, CRLF, one row per learner, then one per refused
+ * file in the order of the files' names (ol/classroom.py `csv_text`).
+ * @param {[string, string][]} refused  [file, why]
+ */
+export function csvText(rows, columns, refused = []) {
   const lines = [csvHeader(columns)];
   for (const r of rows) {
-    const line = [r.learner, r.passed, r.last];
+    const line = [r.learner, r.passed, r.last, r.problem];
     for (const c of columns) {
       const x = r.cells[c.id];
       line.push(x.verdict, x.checks, x.hints, x.revealed ? "yes" : "no", x.pitfalls.join("; "), x.prompts.join("; "), x.last);
     }
     lines.push(line);
+  }
+  const blank = Array(CSV_PER_EXERCISE.length * columns.length).fill("");
+  for (const [file, why] of [...refused].sort(([a, x], [b, y]) => byCodePoints(a, b) || byCodePoints(x, y))) {
+    lines.push([file, "", "", `refused: ${why}`, ...blank]);
   }
   return `\ufeff${lines.map((line) => `${line.map(csvField).join(",")}\r\n`).join("")}`;
 }

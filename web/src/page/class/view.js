@@ -114,6 +114,10 @@ export function tableView(columns, codeOf = () => null) {
       if (row.files.length > 1 || row.files[0] !== row.learner) {
         th.append(el("span", { class: "tl-class-files" }, ` (${row.files.join(", ")})`));
       }
+      if (row.problem) {
+        tr.dataset.conflict = "";
+        th.append(el("span", { class: "tl-class-problem" }, ` ${row.problem}`));
+      }
       tr.append(th);
       for (const c of columns) {
         const td = el("td", { "data-exercise": c.id });

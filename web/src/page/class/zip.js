@@ -1,11 +1,14 @@
 /**
  * Zips of progress files, read in the browser with nothing downloaded: the central directory read here, stored
  * entries taken as they are and deflated ones inflated by the browser's own DecompressionStream("deflate-raw").
- * The rules are ol/classroom.py `unzip`'s, so a zip gives the same files on the page and in `ol class`: entries
- * named `<zip>/<path inside>`, folders and a Mac's resource forks left out, at most ZIP_ENTRIES files, each refused
- * with a line of its own when it is encrypted, compressed another way, larger than FILE_CAP or damaged.
+ * The rules are ol/classroom.py `entries`'s, so a zip gives the same files on the page and in `ol class`: entries
+ * named `<zip>/<path inside>`, folders and a Mac's resource forks left out, each refused with a line of its own
+ * when its path leads out of the zip, its name is there twice, it is encrypted, compressed another way, larger
+ * than FILE_CAP, inflates more than ZIP_RATIO times over or is damaged; at most ZIP_ENTRIES files and ZIP_TOTAL
+ * bytes inflated, then one line for the rest.
  */
-import { FILE_CAP, TOO_LARGE, ZIP_CAP, ZIP_ENTRIES, ZIP_TOO_LARGE } from "./model.js";
+import { BOMB, ENTRY_UNREADABLE, ESCAPES, FILE_CAP, RATIO_FLOOR, TOO_LARGE, ZIP_CAP, ZIP_ENTRIES, ZIP_RATIO, ZIP_TOO_LARGE,
+  ZIP_TOO_MUCH, ZIP_TOTAL, ZIP_UNREADABLE } from "./model.js";
 
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
@@ -21,8 +24,14 @@ export const isZip = (bytes) => bytes.length >= 4 && bytes[0] === 0x50 && bytes[
 export const skippedEntry = (name) => name.endsWith("/") || name.startsWith("__MACOSX/")
   || name.split("/").pop().startsWith("._");
 
-const nameOf = (raw, utf8) => (utf8 ? new TextDecoder().decode(raw)
-  : Array.from(raw, (b) => (b < 0x80 ? String.fromCharCode(b) : CP437[b - 0x80])).join(""));
+/** An entry's name as Python's zipfile reads it: UTF-8 when flagged, else code page 437, cut at a NUL byte. */
+const nameOf = (bytes, utf8) => {
+  const raw = bytes.indexOf(0) >= 0 ? bytes.subarray(0, bytes.indexOf(0)) : bytes;
+  return utf8 ? new TextDecoder().decode(raw) : Array.from(raw, (b) => (b < 0x80 ? String.fromCharCode(b) : CP437[b - 0x80])).join("");
+};
+
+/** Whether an entry's path leads out of where it would be unpacked: absolute, a drive, or through `..`. */
+export const escapes = (name) => /^[/\\]|^[A-Za-z]:/.test(name) || name.split(/[/\\]/).includes("..");
 
 /** The central directory's entries: {name, flags, method, compressed, size, crc, local}; throws when damaged. */
 export function directory(bytes) {
@@ -105,41 +114,61 @@ async function entryBytes(bytes, entry) {
   return out;
 }
 
+/** Why one entry is not read, or "" (ol/classroom.py `_entry_problem`); `names` counts each name's entries. */
+function entryProblem(entry, names, limits) {
+  if (escapes(entry.name)) return ESCAPES;
+  if (names.get(entry.name) > 1) return `the zip holds ${names.get(entry.name)} entries of this name, so none of them was read`;
+  if (entry.flags & 1) return "it is encrypted in the zip";
+  if (entry.method !== 0 && entry.method !== 8) return 'it is compressed with a method this cannot read (zip it with the usual "deflate")';
+  if (entry.size > FILE_CAP) return TOO_LARGE;
+  if (entry.size > RATIO_FLOOR && entry.size > limits.ratio * entry.compressed) return BOMB;
+  return "";
+}
+
 /**
- * The files of a zip, and a line for each one that cannot be read (or for the whole zip).
+ * The files of a zip, and a line for each one that cannot be read (or for the whole zip, or the rest of it).
  * @param {string} file  the zip's name
  * @param {Uint8Array} bytes
+ * @param {{total?: number, ratio?: number}} [limits]  ZIP_TOTAL and ZIP_RATIO unless a test asks for less
  * @returns {Promise<{files: {name: string, bytes: Uint8Array}[], rejected: [string, string][]}>}
  */
-export async function unzip(file, bytes) {
+export async function unzip(file, bytes, { total = ZIP_TOTAL, ratio = ZIP_RATIO } = {}) {
   if (bytes.length > ZIP_CAP) {
     return { files: [], rejected: [[file, ZIP_TOO_LARGE]] };
   }
   let entries;
   try {
     entries = directory(bytes).filter((e) => !skippedEntry(e.name));
-  } catch (err) {
-    return { files: [], rejected: [[file, `it is a zip that cannot be read (${err.message})`]] };
+  } catch {
+    return { files: [], rejected: [[file, ZIP_UNREADABLE]] };
   }
+  const names = new Map();
+  for (const entry of entries) names.set(entry.name, (names.get(entry.name) || 0) + 1);
   const files = [];
   const rejected = [];
+  const said = new Set();
+  let inflated = 0;
   for (const [n, entry] of entries.entries()) {
     const name = `${file}/${entry.name}`;
     if (n >= ZIP_ENTRIES) {
       rejected.push([file, `it holds more than ${ZIP_ENTRIES} files; the rest were not read`]);
       break;
     }
-    if (entry.flags & 1) rejected.push([name, "it is encrypted in the zip"]);
-    else if (entry.method !== 0 && entry.method !== 8) {
-      rejected.push([name, 'it is compressed with a method this cannot read (zip it with the usual "deflate")']);
-    } else if (entry.size > FILE_CAP) {
-      rejected.push([name, TOO_LARGE]);
-    } else {
-      try {
-        files.push({ name, bytes: await entryBytes(bytes, entry) });
-      } catch (err) {
-        rejected.push([name, `it cannot be read from the zip (${err.message})`]);
-      }
+    const why = entryProblem(entry, names, { ratio });
+    if (why) {
+      if (!said.has(entry.name)) rejected.push([name, why]);
+      said.add(entry.name);
+      continue;
+    }
+    inflated += entry.size;
+    if (inflated > total) {
+      rejected.push([file, ZIP_TOO_MUCH]);
+      break;
+    }
+    try {
+      files.push({ name, bytes: await entryBytes(bytes, entry) });
+    } catch {
+      rejected.push([name, ENTRY_UNREADABLE]); // damaged: its header, its length, its check sum
     }
   }
   return { files, rejected };
