@@ -1,6 +1,7 @@
 """The class view under load: every claimed pass of a class checked again on the class page of the real site.
 
     python -m bench.class_view [--engine chromium|firefox|webkit] [--learners 30] [--site site] [--out bench/results]
+    python -m bench.class_view --ol [--learners 30] [--exercises E7.3,M06.3,M07.1,M07.6]
 
 A class is made here: `--learners` exports, each claiming every exercise of the course passed with the reference
 plus a line of its own (so no two learners' code is alike and nothing is answered from the page's cache of
@@ -11,14 +12,22 @@ the workers' cold start is in it. Meanwhile the page's main thread is watched: a
 (every engine), the longest task (Chromium's Long Tasks API), and in Chromium a key pressed every 2 s, whose
 latency the Event Timing API measures (from the key press to the next frame; it reports those over 16 ms). A benchmark, never a test: it
 asserts only that every pass held, since the code is the reference's.
+
+`--ol` hands the same class to `ol class` instead (this checkout's, on the separated path, `--jobs 2`): the
+clock runs from its start to its end, and its peak memory (its own and its checks', the largest of them:
+getrusage's children) is reported with it; `--exercises` keeps only those exercises' claims (the ids, comma
+separated; each keeps what it builds on).
 """
 from __future__ import annotations
 
 import argparse
 import base64
+import csv
+import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,13 +80,16 @@ RESULT = """() => { clearInterval(window.benchClass.timer);
     passed: verdicts.filter((v) => v === 'passed').length, other: verdicts.filter((v) => v !== 'passed').length }; }"""
 
 
-def class_files(count: int) -> list[tuple[str, bytes]]:
-    """`count` exports, each claiming every exercise passed with the reference and a line of its own."""
+def class_files(count: int, only: set[str] | None = None) -> list[tuple[str, bytes]]:
+    """`count` exports, each claiming every exercise passed (those of `only`, by id, when given) with the
+    reference and a line of its own."""
     exercises = manifest.load_all()
     files = []
     for n in range(1, count + 1):
         data = {}
         for ex in exercises.values():
+            if only and ex.id not in only:
+                continue
             code = ex.reference.read_text(encoding="utf-8") + f"\n# learner {n:03d}\n"
             data[f"code:{ex.slug}"] = {"code": code, "at": 1796119200000 + n}
             data[f"result:{ex.slug}"] = {"status": "passed", "tests": [], "code": code, "at": 1796119200000 + n}
@@ -139,6 +151,29 @@ def measure(engine: str, play, url: str, files: list[tuple[str, bytes]], timeout
             "load": round(max(load, os.getloadavg()[0]), 1)}
 
 
+def measure_ol(files: list[tuple[str, bytes]], jobs: int = 2) -> dict:
+    """`ol class` on the class: wall time, passes held, and the peak memory of it and its checks."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="tl-class-") as tmp:
+        folder = Path(tmp) / "class"
+        folder.mkdir()
+        for name, data in files:
+            (folder / name).write_bytes(data)
+        script = ("import resource, subprocess, sys, time\nstart = time.monotonic()\n"
+                  "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+                  "print(code, time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        run = subprocess.run([sys.executable, "-c", script, sys.executable, "-m", "ol", "class", str(folder), "--csv",
+                              str(Path(tmp) / "class.csv"), "--jobs", str(jobs)], cwd=tmp, capture_output=True,
+                             text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        code, wall, peak = run.stdout.split()
+        rows = list(csv.DictReader(io.StringIO((Path(tmp) / "class.csv").read_text(encoding="utf-8-sig"))))
+    verdicts = [v for r in rows for k, v in r.items() if k.endswith(" verdict") and v in ("passed", "not-reproduced")]
+    return {"engine": "ol class", "path": "separated", "learners": len(rows), "checks": len(verdicts),
+            "held": verdicts.count("passed"), "workers": jobs, "wall_s": round(float(wall), 1), "exit": int(code),
+            "peak_mb": round(int(peak) / 1024), "lag_max_ms": None, "lag_p95_ms": None, "longest_task_ms": None,
+            "slowest_input_ms": None, "inputs": None, "load": round(max(load, os.getloadavg()[0]), 1)}
+
+
 def markdown(rows: list[dict]) -> str:
     def ms(v):
         return "—" if v is None else f"{v:,} ms"
@@ -169,7 +204,15 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--isolate", action="store_true", help="serve with cross-origin isolation: the class page "
                         "then checks on the separated path (each learner's code in a worker of its own)")
+    parser.add_argument("--ol", action="store_true", help="time `ol class` on the class instead of a browser")
+    parser.add_argument("--exercises", help="only these exercises' claims (ids, comma separated)")
     args = parser.parse_args()
+    if args.ol:
+        only = set(args.exercises.split(",")) if args.exercises else None
+        for size in args.learners or [30]:
+            row = measure_ol(class_files(size, only))
+            print(json.dumps(row))
+        return 0
     root = Path(tempfile.mkdtemp()) / "site"
     shutil.copytree(Path(args.site), root)
     server, url = start_in_thread(root, isolate=args.isolate)

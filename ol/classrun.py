@@ -120,6 +120,8 @@ def read_folder(folder: Path, leave_out: set[Path], gatherer: classroom.Gatherer
                         feed(name_of(entry), f, info.st_size, gatherer)
             except OSError as exc:
                 gatherer.refuse(name_of(entry), f"it cannot be read ({exc.strerror or exc})")
+            except Exception as exc:  # noqa: BLE001 - whatever one file does, the others are read
+                gatherer.refuse(name_of(entry), f"it could not be read ({type(exc).__name__})")
     return sorted(notes)
 
 
@@ -207,10 +209,24 @@ def plain(text: str) -> str:
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
+def first_message(result: dict) -> str:
+    """The first failing test's message, cut short: why a pass did not hold (a MemoryError, a full folder)."""
+    for test in result.get("tests") or []:
+        if isinstance(test, dict) and test.get("outcome") != "passed" and test.get("message"):
+            text = " ".join(str(test["message"]).split())
+            return text if len(text) <= MESSAGE_SHOWN else text[:MESSAGE_SHOWN - 1] + "…"
+    return ""
+
+
+MESSAGE_SHOWN = 160  # characters of a failing test's message in the line of a pass that did not hold
+
+
 def _progress(learner, column, result: dict, verdicts, done: int, total: int) -> None:
     if verdicts[learner.key][column.slug] == "not-reproduced":
+        message = first_message(result)
         say(plain(f"{learner.name} {column.id}: the claimed pass did not hold: "
-                  f"{', '.join(classroom.not_held(result))}"), indent="  ", hang=4)
+                  f"{', '.join(classroom.not_held(result))}" + (f" ({message})" if message else "")),
+            indent="  ", hang=4)
     if sys.stderr.isatty():
         print(f"\rchecked {done} of {total} passes", end="" if done < total else "\n", file=sys.stderr,
               flush=True)

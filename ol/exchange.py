@@ -108,14 +108,22 @@ def nesting(text: str) -> int:
 
 
 def depth_of(value: object) -> int:
-    """How deep a parsed value nests (a number is 0, [] is 1), walked without recursion."""
-    most, todo = 0, [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is not None:
-            most = max(most, depth)
-            todo += [(child, depth + 1) for child in children if isinstance(child, (dict, list))]
+    """How deep a parsed value nests (a number is 0, [] is 1), walked without recursion and holding only the path
+    down to where it is (a million small objects cost no second million)."""
+    def inside(item):
+        return iter(item.values() if isinstance(item, dict) else item)
+
+    if not isinstance(value, (dict, list)):
+        return 0
+    most, path = 1, [inside(value)]
+    while path:
+        for child in path[-1]:
+            if isinstance(child, (dict, list)):
+                path.append(inside(child))
+                most = max(most, len(path))
+                break
+        else:
+            path.pop()
     return most
 
 

@@ -181,6 +181,7 @@ def test_ol_class_checks_every_pass_again_and_writes_the_csv(graded):
     assert by["Dan"]["T01.1 verdict"] == "untried"
     said = " ".join(run.stdout.split())
     assert "Bob T01.1: the claimed pass did not hold: test_total_is_left_to_right" in said, run.stdout
+    assert "test_clamp (total([1e+16, 1.0, -1e+16]) gave 6.0" in said, "with the first failing test's message"
     assert "Carol T1.2: the claimed pass did not hold: (stopped by the time limit)" in said
 
 

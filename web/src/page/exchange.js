@@ -47,17 +47,19 @@ export function nesting(text) {
   return most;
 }
 
-/** How deep a parsed value nests (a number is 0, [] is 1), walked without recursion (ol/exchange.py `depth_of`). */
+/** How deep a parsed value nests (a number is 0, [] is 1), walked without recursion, holding only the path down
+ * to where it is (ol/exchange.py `depth_of`). */
 export function depthOf(value) {
-  let most = 0;
-  const todo = [[value, 1]];
-  while (todo.length) {
-    const [item, depth] = todo.pop();
-    if (item === null || typeof item !== "object") continue;
-    most = Math.max(most, depth);
-    for (const child of Array.isArray(item) ? item : Object.values(item)) {
-      if (child !== null && typeof child === "object") todo.push([child, depth + 1]);
-    }
+  const isNode = (v) => v !== null && typeof v === "object";
+  const inside = (item) => (Array.isArray(item) ? item : Object.values(item))[Symbol.iterator]();
+  if (!isNode(value)) return 0;
+  let most = 1;
+  const path = [inside(value)];
+  while (path.length) {
+    let next = path.at(-1).next();
+    while (!next.done && !isNode(next.value)) next = path.at(-1).next();
+    if (next.done) path.pop();
+    else most = Math.max(most, path.push(inside(next.value)));
   }
   return most;
 }
