@@ -2,7 +2,7 @@
 
 Ten exports are made by the test itself: two through the site (a learner passes, fails, takes a hint, answers a
 prompt wrong, exports under a name), eight with `ol` (TL_EXERCISES pointed at the fixture's exercises), one of
-them by a learner who also exported from the browser; one export is edited by hand to fake a pass, one fakes a
+them by a learner who also exported from the browser (a conflict: a row each); one export is edited by hand to fake a pass, one fakes a
 pass with code that loops, and a damaged file and another course's file come along. Dropped on the class page,
 they give the right table (by the fixed hooks: `tr[data-learner]`, `td[data-exercise][data-verdict]`,
 `[data-class-rejected]`), the fake passes are caught, the CSV the page downloads is byte for byte the one `ol
@@ -144,8 +144,9 @@ def folder(browser, fixture_url, tmp_path_factory) -> Path:
     return room
 
 
-EXPECTED = {  # learner -> {exercise id: verdict}
-    "Ada Lovelace": {BASE.id: "passed", NEXT.id: "passed", LESSON_EX.id: "passed"},
+EXPECTED = {  # learner (and file, for a learner two files name) -> {exercise id: verdict}
+    "Ada Lovelace | ada-browser.json": {BASE.id: "passed", NEXT.id: "untried", LESSON_EX.id: "passed"},
+    "Ada Lovelace | ol-exports.zip/ada-lovelace.json": {BASE.id: "passed", NEXT.id: "passed", LESSON_EX.id: "untried"},
     "Bob": {BASE.id: "untried", NEXT.id: "untried", LESSON_EX.id: "not-reproduced"},
     "Cleo": {BASE.id: "passed", NEXT.id: "failed", LESSON_EX.id: "untried"},
     "Dev": {BASE.id: "untried", NEXT.id: "passed", LESSON_EX.id: "untried"},
@@ -173,31 +174,36 @@ def test_a_teacher_grades_ten_exports_and_every_pass_is_checked_again(page, fixt
     expect(page.locator(".tl-class progress")).to_be_visible()
     page.wait_for_function("() => document.querySelector('.tl-class').dataset.state === 'done'", timeout=CLASS_MS)
     got = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
-        [tr.dataset.learner, Object.fromEntries([...tr.querySelectorAll('td[data-exercise][data-verdict]')]
+        [tr.dataset.learner + ('conflict' in tr.dataset ? ' | ' + tr.dataset.key.split('\\u0000')[1] : ''),
+         Object.fromEntries([...tr.querySelectorAll('td[data-exercise][data-verdict]')]
             .map((td) => [td.dataset.exercise, td.dataset.verdict]))]))""")
     assert got == EXPECTED
+    expect(page.locator('tr[data-conflict][data-key$="ada-browser.json"] th')).to_contain_text(
+        "conflict: 2 files name this learner")
     bob = page.locator(f'[data-learner="Bob"] [data-exercise="{LESSON_EX.id}"]')
     expect(bob).to_contain_text("claimed pass did not hold")
     expect(bob).to_contain_text(mutant_failing_test())
     expect(page.locator(f'[data-learner="Lou"] [data-exercise="{BASE.id}"]')).to_contain_text("time limit")
-    ada = page.locator(f'[data-learner="Ada Lovelace"] [data-exercise="{HELPED.id}"]')
+    ada = page.locator(f'tr[data-key$="ada-browser.json"] [data-exercise="{HELPED.id}"]')
     expect(ada).to_contain_text("1 hint")
     expect(ada).to_contain_text(NUMBERED.pitfall)
-    expect(page.locator(f'[data-learner="Ada Lovelace"] [data-exercise="{LESSON_EX.id}"]')).to_contain_text(PROMPT.id)
+    expect(page.locator(f'tr[data-key$="ada-browser.json"] [data-exercise="{LESSON_EX.id}"]')).to_contain_text(PROMPT.id)
     rejected = page.locator("[data-class-rejected]")
     expect(rejected).to_have_count(2)
     expect(rejected.filter(has_text="cut.json")).to_contain_text("ends in the middle")
     expect(rejected.filter(has_text="other-course.json")).to_contain_text("another-course")
     expect(page.locator(".tl-class [role=status]")).to_contain_text("2 claimed passes did not hold")
     summary = page.locator(f'.tl-class-summary [data-exercise="{LESSON_EX.id}"]')
-    expect(summary).to_contain_text("Passed 3 of 10 (30%)")
+    expect(summary).to_contain_text("Passed 3 of 11 (27%)")
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Download the table (CSV)").click()
     from_page = tmp_path / "from-the-page.csv"
     download.value.save_as(from_page)
     table = list(csv.DictReader(io.StringIO(from_page.read_bytes().decode("utf-8-sig"), newline="")))
-    assert [r["learner"] for r in table] == sorted(EXPECTED, key=str.lower), "one row per learner, by name"
+    learners = [r["learner"] for r in table if not r["problem"].startswith("refused: ")]
+    assert learners == [k.split(" | ")[0] for k in sorted(EXPECTED, key=str.lower)], "one row per file's learner, by name"
+    assert [r["learner"] for r in table[len(learners):]] == ["cut.json", "other-course.json"], "then the refused"
     assert table[0][f"{HELPED.id} checks"] == "2" and table[0][f"{HELPED.id} hints"] == "1"
     run = ol(tmp_path, "class", str(folder), "--csv", str(tmp_path / "from-ol.csv"))
     assert run.returncode == 0, run.stdout + run.stderr
