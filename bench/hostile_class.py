@@ -105,6 +105,7 @@ HOG_MEMORY = "def total(xs):\n    import numpy\n    return float(numpy.ones(2 **
              "def clamp(x, lo, hi):\n    return min(max(x, lo), hi)\n"
 FILL_DISK = "import os\nfor i in range(2000):\n    with open(f'f{i}', 'w') as f:\n        f.write('x' * 100_000)\n\n" \
             "def total(xs):\n    return float(sum(xs))\n\ndef clamp(x, lo, hi):\n    return min(max(x, lo), hi)\n"
+BIG_ANSWER = "def total(xs):\n    return 'x' * 60_000_000\n\ndef clamp(x, lo, hi):\n    return 'y' * 60_000_000\n"
 # name -> (the file's name in the folder, how to make it)
 FILES = {
     "none (two honest learners)": ("", lambda f: None),
@@ -141,6 +142,8 @@ FILES = {
         "Hog", {"result:t01-1": passed(HOG_MEMORY)}))),
     "a pass whose code writes 2,000 files": ("fill.json", lambda f: write(f / "fill.json", export(
         "Fill", {"result:t01-1": passed(FILL_DISK)}))),
+    "a pass whose answer is 60 MB of text": ("answer.json", lambda f: write(f / "answer.json", export(
+        "Answer", {"result:t01-1": passed(BIG_ANSWER)}))),
 }
 
 

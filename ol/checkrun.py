@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import isolation
+from checker import isolation, sandbox
 
 from . import installed
 
@@ -172,6 +172,17 @@ def pytest_sessionfinish(session, exitstatus) -> None:  # pytest hook
     _phase("finish")
 
 
+def _limit_memory(cap: int) -> None:
+    """At most `cap` bytes of address space for this process (and the learner's it starts, which sets its own):
+    an answer too large for it is a MemoryError here, the check an error, not a teacher's machine out of memory."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    except (ImportError, ValueError, OSError):  # Windows, or a lower hard limit already
+        pass
+
+
 def _child(folder: Path) -> int:
     import pytest  # noqa: F401 - imported before the learner's clock starts
 
@@ -179,6 +190,8 @@ def _child(folder: Path) -> int:
 
     request = json.loads((folder / "request.json").read_text(encoding="utf-8"))
     separate = learnerproc.connector(folder / "learners") if request.pop("separate", False) else None
+    if separate is not None:  # the hidden tests' side holds what learner code answers: as much as the learner
+        _limit_memory(sandbox.MEMORY_CAP)
     # The judge times the import of the learner's module and each test (SIGALRM); the parent's wall clock
     # catches what an alarm cannot interrupt.
     _phase("import")

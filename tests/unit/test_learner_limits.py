@@ -200,3 +200,23 @@ def test_a_check_that_went_past_a_limit_unseen_until_its_end_is_an_error_naming_
     result = check(tmp_path, "def f():\n    return 1\n")
     assert (result["status"], result["phase"]) == ("error", "tests")
     assert result["tests"][0]["outcome"] == "error" and "64 MB in all" in result["tests"][0]["message"]
+
+
+def test_the_tests_side_of_a_separated_check_has_the_same_memory_limit():
+    """ol/checkrun.py: the process that runs the hidden tests holds what learner code answers, so it gets the
+    learner's limit too when the check is separated (an answer too large for it is an error, not a teacher's
+    machine out of memory); `ol check`'s own check, one interpreter, keeps the machine's."""
+    import resource
+
+    from ol import checkrun
+
+    if not hasattr(resource, "RLIMIT_AS"):
+        pytest.skip("no address-space limit here")
+    probe = ("import resource\n\ndef test_cap():\n"
+             f"    assert resource.getrlimit(resource.RLIMIT_AS)[0] == {sandbox.MEMORY_CAP}\n")
+    request = {"tests": {"test_cap.py": probe}, "files": {"m.py": "x = 1\n"}, "learner": "m.py", "names": ["test_cap"],
+               "time_limit": 10}
+    apart = checkrun.judge_in_child(request, tests=1, separate=True)
+    assert apart.result["status"] == "passed", apart
+    alone = checkrun.judge_in_child(request, tests=1, separate=False)
+    assert alone.result["status"] == "failed", alone
