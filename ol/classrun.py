@@ -102,7 +102,7 @@ def read_folder(folder: Path, leave_out: set[Path], gatherer: classroom.Gatherer
     with os.scandir(folder) as found:
         for n, entry in enumerate(found):
             path = Path(entry.path)
-            if entry.name.startswith(".") or path.resolve() in leave_out:
+            if entry.name.startswith(".") or Path(os.path.realpath(path)) in leave_out:  # realpath: no loop raises
                 continue
             if n >= FOLDER_MAX:
                 gatherer.refuse(shown(folder), f"it holds more than {FOLDER_MAX} files; the rest were not read")

@@ -139,6 +139,7 @@ KINDS = {
     "a link to /dev/zero": (_link("/dev/zero"), "linked.json", "symbolic link"),
     "a link to /dev/stdin": (_link("/dev/stdin"), "linked.json", "symbolic link"),
     "a link to a file outside": (_outside_link, "linked.json", "symbolic link"),
+    "a link to itself": (_link("linked.json"), "linked.json", "symbolic link"),
     "a named pipe": (_fifo, "pipe.json", "named pipe"),
     "a socket": (_socket, "sock.json", "socket"),
     "a zip bomb": (_bomb, "bomb.zip/bomb.json", "zip bomb"),
