@@ -16,12 +16,13 @@ made to the HTML the generator wrote, so they hold for MkDocs' build and Zensica
   shorter than `MIN_LINES` is left as it is.
 - **Tables wrapped here**, in the markup the theme's script would put around them at load
   (`md-typeset__scrollwrap` > `md-typeset__table`): a wide table scrolls in its own box on a phone.
-- **The theme's content, table-of-contents and back-to-top components are left to the page's own script**
-  (web/src/page/theme.js): their `data-md-component` becomes `data-tl-component`, so mkdocs-material's script
-  does not mount them. Theirs read element sizes after changing the page, once per code block and again at every
-  change of the page's height, each read a layout of the whole page; the page's script does the same jobs
-  (the table of contents' current section, back to top, a details element opened for its anchor or for
-  printing, search terms highlighted) with observers that never force one.
+- **The theme's content, table-of-contents, back-to-top and palette components are left to the page's own
+  script** (web/src/page/theme.js): their `data-md-component` becomes `data-tl-component`, so mkdocs-material's
+  script does not mount them. Theirs read element sizes after changing the page, once per code block and again
+  at every change of the page's height, and the palette's restyled the whole page three times as it loaded,
+  each read a layout of the whole page; the page's script does the same jobs (the palette switch, the table of
+  contents' current section, back to top, a details element opened for its anchor or for printing, search terms
+  highlighted) with observers that never force one.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ LIVE = {"tl-offline"}
 # Blocks that are read, not used: a chapter's shared section, the tests' catalogue (its rows take their outcomes
 # as data, never as a size) and the mutants' table. They fold like prose, unless a widget is inside.
 STILL = {"chapter-section", "tests", "mutants"}
-OWN_COMPONENTS = ("content", "toc", "top")
+OWN_COMPONENTS = ("content", "toc", "top", "palette")
 # A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code and
 # displayed formula, on a phone (390 px) and a wide screen (1280 px): fitted by least squares to the drawn height
 # of the course's 88 folds (`python -m bench.fold_heights` prints the fit and its error: a median of 12-13 %).

@@ -3,7 +3,7 @@
 // markup in a browser is tests/e2e/test_lesson.py's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { backToTop, followContents, highlightSearch, openDetails, searchPattern } from "../src/page/theme.js";
+import { backToTop, followContents, highlightSearch, mountPalette, openDetails, searchPattern } from "../src/page/theme.js";
 import { page, tick } from "./fakes.mjs";
 
 const TOC = `<nav><ul data-tl-component="toc">
@@ -124,4 +124,58 @@ test("a search's terms are marked where a word starts, outside code cells, as te
   assert.match(document.querySelector("article").textContent, /a <b> residual/, "the page's text is unchanged");
   windowWith(window, "http://site/page/");
   assert.equal(highlightSearch(document, window), 0, "without a search, nothing is marked");
+});
+
+const PALETTE = `<header data-md-component="header"></header><form data-tl-component="palette">
+  <input data-md-color-media="(prefers-color-scheme: light)" data-md-color-scheme="default" data-md-color-primary="indigo"
+    data-md-color-accent="deep-orange" type="radio" name="__palette" id="__palette_0"><label for="__palette_1" hidden>dark</label>
+  <input data-md-color-media="(prefers-color-scheme: dark)" data-md-color-scheme="slate" data-md-color-primary="indigo"
+    data-md-color-accent="orange" type="radio" name="__palette" id="__palette_1"><label for="__palette_0" hidden>light</label>
+</form>`;
+
+function paletteWindow(window, { dark = false, saved = null } = {}) {
+  const store = { __palette: saved };
+  const writes = [];
+  Object.assign(window, {
+    matchMedia: (q) => ({ matches: q === (dark ? "(prefers-color-scheme: dark)" : "(prefers-color-scheme: light)") }),
+    __md_get: (key) => store[key],
+    __md_set: (key, value) => { store[key] = value; writes.push(value); },
+    getComputedStyle: () => ({ backgroundColor: "rgb(63, 81, 181)", colorScheme: dark ? "dark" : "normal" }),
+  });
+  return writes;
+}
+
+test("the palette: the page's drawn palette is left alone, a dark system's is applied, a switch is kept", async () => {
+  const { document, window } = page(PALETTE);
+  ["scheme", "primary", "accent"].forEach((k, i) => document.body.setAttribute(`data-md-color-${k}`,
+    ["default", "indigo", "deep-orange"][i]));
+  const writes = paletteWindow(window);
+  const idle = [];
+  let changed = 0;
+  new window.MutationObserver(() => { changed += 1; }).observe(document.body, { attributes: true });
+  mountPalette(document, window, (fn) => idle.push(fn));
+  await tick();
+  assert.equal(changed, 0, "the light palette the template drew: no attribute of the body is touched");
+  assert.deepEqual(writes, [], "nothing is saved until the reader switches");
+  const labels = [...document.querySelectorAll("label")];
+  assert.deepEqual(labels.map((l) => l.hidden), [false, true], "the switch to the dark palette shows");
+  idle.forEach((fn) => fn());
+  assert.equal(document.querySelector('meta[name="theme-color"]').content, "#3f51b5");
+  const dark = document.getElementById("__palette_1");
+  dark.checked = true;
+  dark.dispatchEvent(new window.Event("change"));
+  assert.equal(document.body.getAttribute("data-md-color-scheme"), "slate");
+  assert.equal(document.body.getAttribute("data-md-color-accent"), "orange");
+  assert.deepEqual(labels.map((l) => l.hidden), [true, false]);
+  assert.deepEqual(writes.at(-1), { index: 1, color: { media: "(prefers-color-scheme: dark)", scheme: "slate",
+    primary: "indigo", accent: "orange" } });
+
+  const other = page(PALETTE);
+  paletteWindow(other.window, { dark: true });
+  mountPalette(other.document, other.window, () => {});
+  assert.equal(other.document.body.getAttribute("data-md-color-scheme"), "slate", "a dark system, nothing saved");
+  const saved = page(PALETTE);
+  paletteWindow(saved.window, { dark: true, saved: { index: 0, color: {} } });
+  mountPalette(saved.document, saved.window, () => {});
+  assert.equal(saved.document.body.getAttribute("data-md-color-scheme"), "default", "a saved choice wins");
 });

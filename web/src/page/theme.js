@@ -1,6 +1,6 @@
 /**
- * Three of the theme's components, mounted by the page instead of mkdocs-material's script: the table of
- * contents' current section, the back-to-top button, and the article's own jobs (a details element opened for
+ * Four of the theme's components, mounted by the page instead of mkdocs-material's script: the palette switch,
+ * the table of contents' current section, the back-to-top button, and the article's own jobs (a details element opened for
  * the anchor inside it and for printing; the terms of a search highlighted on the page it opened). The build
  * renames their `data-md-component` so the theme leaves them alone (tools/page_html.py says why: its versions
  * read element sizes after changing the page, each read a layout of a whole long page on a phone's main thread).
@@ -148,8 +148,78 @@ export function highlightSearch(doc = document, win = window) {
   return marked;
 }
 
-/** Mount all four; the search terms once the page is idle (they change text the reader is about to read). */
+/** The theme's saved palette (`__palette`, through its own `__md_get`), or null. */
+function savedPalette(win) {
+  try {
+    const saved = typeof win.__md_get === "function" ? win.__md_get("__palette") : null;
+    return saved && Number.isInteger(saved.index) ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The browser's colours for its own parts (a phone's toolbar, scroll bars) from the header's: theme-color, and
+ * color-scheme. Read once the page is idle: the page is styled by then, so the read forces nothing. */
+function browserColours(doc, win) {
+  const header = doc.querySelector("[data-md-component=header]");
+  if (!header) return;
+  const style = win.getComputedStyle(header);
+  const hex = (style.backgroundColor.match(/\d+/g) || []).slice(0, 3).map((v) => (+v).toString(16).padStart(2, "0"));
+  for (const [name, content] of [["theme-color", hex.length === 3 ? `#${hex.join("")}` : ""], ["color-scheme", style.colorScheme]]) {
+    let meta = doc.head.querySelector(`meta[name="${name}"]`);
+    if (!meta) {
+      meta = doc.createElement("meta");
+      meta.name = name;
+      doc.head.append(meta);
+    }
+    if (content && meta.content !== content) meta.content = content;
+  }
+}
+
+/**
+ * The palette switch: the theme's own inputs and labels, each label switching to the next palette, kept in
+ * `__palette` as the theme keeps it (its inline script applies it before the page is drawn). At load the body's
+ * colours change only where the palette is not the one already drawn (nothing saved, a dark system), and nothing
+ * is saved until the reader switches; the theme's version restyled the whole page three times as it loaded.
+ */
+export function mountPalette(doc = document, win = window, whenIdle = (fn) => setTimeout(fn, 0)) {
+  const form = doc.querySelector('[data-tl-component="palette"]');
+  const inputs = form ? [...form.querySelectorAll("input")] : [];
+  if (!inputs.length) return;
+  const colours = (input) => Object.fromEntries(["media", "scheme", "primary", "accent"]
+    .map((key) => [key, input.getAttribute(`data-md-color-${key}`)]));
+  const saved = savedPalette(win);
+  const matching = inputs.findIndex((input) => win.matchMedia?.(input.getAttribute("data-md-color-media")).matches);
+  let current = Math.max(0, Math.min(saved ? saved.index : matching, inputs.length - 1));
+  const show = (index, save) => {
+    current = index;
+    const color = colours(inputs[index]);
+    for (const [key, value] of Object.entries(color)) { // media too, as the theme does, only on a switch
+      if (value !== null && (save || key !== "media") && doc.body.getAttribute(`data-md-color-${key}`) !== value) {
+        doc.body.setAttribute(`data-md-color-${key}`, value);
+      }
+    }
+    inputs.forEach((input, n) => {
+      input.checked = n === index;
+      if (input.nextElementSibling) input.nextElementSibling.hidden = n !== index;
+    });
+    if (save) win.__md_set?.("__palette", { index, color });
+    whenIdle(() => browserColours(doc, win));
+  };
+  show(current, false);
+  inputs.forEach((input, n) => input.addEventListener("change", () => show(n, true)));
+  form.addEventListener("keydown", (event) => { // Enter on the focused switch, as the theme takes it
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    const next = inputs[(current + 1) % inputs.length];
+    next.click();
+    next.focus();
+  });
+}
+
+/** Mount all five; the search terms once the page is idle (they change text the reader is about to read). */
 export function mountTheme(doc = document, win = window, whenIdle = (fn) => setTimeout(fn, 0)) {
+  mountPalette(doc, win, whenIdle);
   followContents(doc, win);
   backToTop(doc, win);
   openDetails(doc, win);
