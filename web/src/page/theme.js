@@ -55,7 +55,7 @@ export function followContents(doc = document, win = window) {
 export function backToTop(doc = document, win = window) {
   const button = doc.querySelector('[data-tl-component="top"]');
   if (!button) return;
-  let last = win.scrollY;
+  let last = null; // read at the first scroll, not now: reading it now would lay out the page as it loads
   let queued = false;
   const show = (visible) => {
     if (button.hidden === !visible) return;
@@ -72,7 +72,7 @@ export function backToTop(doc = document, win = window) {
     win.requestAnimationFrame(() => {
       queued = false;
       const y = win.scrollY;
-      show(y < last && y > TOP_AFTER_PX);
+      show(last !== null && y < last && y > TOP_AFTER_PX);
       last = y;
     });
   }, { passive: true });
