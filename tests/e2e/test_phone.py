@@ -90,3 +90,18 @@ def test_code_typed_on_a_touch_keyboard_runs_and_checks_by_taps(phone, fixture_u
     assert rows.count() == len(LESSON_EX.test_names())
     fits(phone, rows.first)
     fits(phone, here)
+
+
+def test_the_closed_drawer_opens_with_its_links_drawn_and_working(phone, fixture_url):
+    """The navigation drawer is not drawn while closed (tl.css), and is when the menu is tapped: its links show and
+    take the reader to their page."""
+    phone.goto(fixture_url + LESSON)
+    drawer = phone.locator(".md-sidebar--primary .md-sidebar__scrollwrap")
+    assert drawer.evaluate("(d) => getComputedStyle(d).contentVisibility") == "hidden"
+    phone.locator('.md-header label[for="__drawer"]').tap()
+    link = phone.locator(".md-sidebar--primary a.md-nav__link[href]").filter(has_text="Chapter overview").first
+    link.wait_for(state="visible")
+    assert drawer.evaluate("(d) => getComputedStyle(d).contentVisibility") == "visible"
+    assert link.bounding_box()["width"] > 0
+    link.tap()
+    phone.wait_for_url("**/t1/")
