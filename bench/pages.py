@@ -13,7 +13,8 @@ JavaScript, JSON and WebAssembly as GitHub Pages or Netlify do.
 With `--before DIR`, another build of the site is audited in the same run, page for page (the pages are chosen
 from `--site`'s kinds), the two interleaved so that whatever else the machine does falls on both alike. With
 `--theme`, so are three copies of the site, each giving one of the theme's components that the build hands to the
-page (tools/page_html.py: content, toc, top) back to mkdocs-material's script: what each costs. Every
+page (tools/page_html.py OWN_COMPONENTS) back to mkdocs-material's script: what each costs. `--also LABEL=DIR` adds
+more builds (a step of the work) between the two. Every
 figure is the median of the runs. A benchmark, never a test: nothing here asserts a score or a time; the issue's
 targets are printed beside the figures.
 """
@@ -186,11 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=[], help="these paths (e7/the-speed-up/) instead of one per kind")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--name", default="pages-latest")
+    parser.add_argument("--also", nargs="*", default=[], metavar="LABEL=DIR",
+                        help="more builds to audit in the same run, between --before and --site (a step's build)")
     parser.add_argument("--theme", action="store_true",
-                        help="also the site with each of the theme's content, toc and top components given back to it")
+                        help="also the site with each of the theme's components the build hands to the page given back to it")
     args = parser.parse_args(argv)
-    sites = ({"before": args.before.resolve(), "after": args.site.resolve()} if args.before
-             else {"this build": args.site.resolve()})
+    steps = {label: Path(folder).resolve() for label, folder in (item.split("=", 1) for item in args.also)}
+    sites = ({"before": args.before.resolve(), **steps, "after": args.site.resolve()} if args.before
+             else {**steps, "this build": args.site.resolve()})
     scratch = tempfile.TemporaryDirectory()
     if args.theme:
         sites.update(theme_variants(args.site.resolve(), Path(scratch.name)))
