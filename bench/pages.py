@@ -12,7 +12,7 @@ JavaScript, JSON and WebAssembly as GitHub Pages or Netlify do.
 
 With `--before DIR`, another build of the site is audited in the same run, page for page (the pages are chosen
 from `--site`'s kinds), the two interleaved so that whatever else the machine does falls on both alike. With
-`--theme`, so are three copies of the site, each giving one of the theme's components that the build hands to the
+`--theme`, so are copies of the site, each giving one of the theme's components that the build hands to the
 page (tools/page_html.py OWN_COMPONENTS) back to mkdocs-material's script: what each costs. `--also LABEL=DIR` adds
 more builds (a step of the work) between the two. Every
 figure is the median of the runs. A benchmark, never a test: nothing here asserts a score or a time; the issue's
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--also", nargs="*", default=[], metavar="LABEL=DIR",
                         help="more builds to audit in the same run, between --before and --site (a step's build)")
     parser.add_argument("--theme", action="store_true",
-                        help="also the site with each of the theme's components the build hands to the page given back to it")
+                        help="also the site with each theme component the build hands to the page given back")
     args = parser.parse_args(argv)
     steps = {label: Path(folder).resolve() for label, folder in (item.split("=", 1) for item in args.also)}
     sites = ({"before": args.before.resolve(), **steps, "after": args.site.resolve()} if args.before
