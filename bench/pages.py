@@ -1,4 +1,4 @@
-"""Each kind of page on a phone: Lighthouse's mobile audit of the built site, served compressed as a static host serves it.
+"""Each kind of page on a phone: Lighthouse's mobile audit of the built site, served compressed as static hosts serve it.
 
     python -m bench.pages [--site site] [--before DIR] [--runs 3] [--only PATH ...] [--out bench/results]
                           [--name pages-latest]      (make bench-pages [RUNS=N] [BEFORE=DIR])

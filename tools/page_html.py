@@ -9,8 +9,9 @@ made to the HTML the generator wrote, so they hold for MkDocs' build and Zensica
   into `<div class="tl-fold">`, which tl.css gives `content-visibility: auto`: a fold out of view is neither
   styled nor laid out until it nears the viewport. The headings stay outside the folds, so a heading's position
   never needs a fold's insides, and so do the widgets (any top-level element holding a `data-tl-block` other
-  than the read-only `STILL` ones): a widget is mounted, changed and read by scripts, and its text is what a reader, a screen reader or a test finds
-  whether or not it is on screen (an element in a fold out of view has no `innerText`). Each fold carries an
+  than the read-only `STILL` ones): a widget is mounted, changed and read by scripts, and its text is what a
+  reader, a screen reader or a test finds whether or not it is on screen (an element in a fold out of view has
+  no `innerText`). Each fold carries an
   estimate of its height (`--tl-fold-narrow`, `--tl-fold-wide`, in lines) so the page's length and its scroll bar
   are near right before a fold is drawn; once drawn, the browser remembers its real height (`auto`). A run
   shorter than `MIN_LINES` is left as it is.

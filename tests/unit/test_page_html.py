@@ -7,7 +7,8 @@ import re
 from tools import page_html
 
 PROSE = "<p>" + "A long paragraph of the lesson's prose. " * 12 + "</p>\n"
-TABLE = "<table>\n<thead>\n<tr><th>a</th></tr>\n</thead>\n<tbody>\n" + "<tr><td>1</td></tr>\n" * 10 + "</tbody>\n</table>\n"
+TABLE = ("<table>\n<thead>\n<tr><th>a</th></tr>\n</thead>\n<tbody>\n" + "<tr><td>1</td></tr>\n" * 10
+         + "</tbody>\n</table>\n")
 WIDGET = '<div class="tl-widget tl-numeric" data-tl-block="numeric"><p>How many?</p></div>\n'
 
 

@@ -1,9 +1,10 @@
 /**
  * Four of the theme's components, mounted by the page instead of mkdocs-material's script: the palette switch,
- * the table of contents' current section, the back-to-top button, and the article's own jobs (a details element opened for
- * the anchor inside it and for printing; the terms of a search highlighted on the page it opened). The build
- * renames their `data-md-component` so the theme leaves them alone (tools/page_html.py says why: its versions
- * read element sizes after changing the page, each read a layout of a whole long page on a phone's main thread).
+ * the table of contents' current section, the back-to-top button, and the article's own jobs (a details element
+ * opened for the anchor inside it and for printing; the terms of a search highlighted on the page it opened).
+ * The build renames their `data-md-component` so the theme leaves them alone (tools/page_html.py says why: its
+ * versions read element sizes after changing the page, each read a layout of a whole long page on a phone's
+ * main thread, and its palette restyled the whole page three times as it loaded).
  * These do the same with observers and scroll positions, which never force a layout, and nothing at all until
  * the page is parsed.
  */
@@ -165,7 +166,8 @@ function browserColours(doc, win) {
   if (!header) return;
   const style = win.getComputedStyle(header);
   const hex = (style.backgroundColor.match(/\d+/g) || []).slice(0, 3).map((v) => (+v).toString(16).padStart(2, "0"));
-  for (const [name, content] of [["theme-color", hex.length === 3 ? `#${hex.join("")}` : ""], ["color-scheme", style.colorScheme]]) {
+  const wanted = [["theme-color", hex.length === 3 ? `#${hex.join("")}` : ""], ["color-scheme", style.colorScheme]];
+  for (const [name, content] of wanted) {
     let meta = doc.head.querySelector(`meta[name="${name}"]`);
     if (!meta) {
       meta = doc.createElement("meta");

@@ -90,7 +90,8 @@ export function defaultYield() {
  * @param {{budget?: number, yieldNow?: () => Promise<unknown>, now?: () => number}} [options]
  * @returns {Promise<{mounted: unknown[], failed: Element[]}>}
  */
-export async function mountInTurns(scope, kinds, { budget = 30, yieldNow = defaultYield, now = () => performance.now() } = {}) {
+export async function mountInTurns(scope, kinds, options = {}) {
+  const { budget = 30, yieldNow = defaultYield, now = () => performance.now() } = options;
   const all = { mounted: [], failed: [] };
   if (!kinds.length) return all;
   const roots = [...scope.querySelectorAll(kinds.map(([selector]) => selector).join(", "))];

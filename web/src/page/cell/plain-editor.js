@@ -55,7 +55,8 @@ export function oneAtATime(win = globalThis) {
 }
 
 /**
- * @param {{load: () => Promise<Function>, upgradeWhen?: Promise<unknown>|((area: HTMLTextAreaElement) => Promise<unknown>),
+ * @param {{load: () => Promise<Function>,
+ *          upgradeWhen?: Promise<unknown>|((area: HTMLTextAreaElement) => Promise<unknown>),
  *          onError?: (err: unknown) => void}} options
  *   load resolves to editor.js's createEditor; a failed load leaves the textarea in place (and is reported);
  *   upgradeWhen, a promise or a function of the editor's textarea that returns one: when to hand over unasked
