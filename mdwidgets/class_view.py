@@ -15,5 +15,7 @@ class ClassView(TLBlock):
     def create(self, parent: etree.Element) -> etree.Element:
         el = etree.SubElement(parent, "div", {"class": "tl-class"})
         etree.SubElement(el, "p", {"class": "tl-fallback"}).text = (
-            "The class view needs JavaScript: it reads the files and checks the passes in this browser.")
+            "The class view needs JavaScript and the site served from a web address (not opened from a file): it "
+            "checks every claimed pass in this browser, apart from the hidden tests. Without them, ol class FOLDER "
+            "grades the same folder in a terminal.")
         return el

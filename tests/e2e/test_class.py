@@ -162,6 +162,9 @@ EXPECTED = {  # learner (and file, for a learner two files name) -> {exercise id
 def test_a_teacher_grades_ten_exports_and_every_pass_is_checked_again(page, fixture_url, folder, tmp_path):
     page.goto(fixture_url + CLASS)
     expect(page.locator("article")).to_contain_text("Nothing leaves this computer")
+    # A first visit: the page reloads itself once the offline copy's service worker takes it, and checks apart.
+    page.wait_for_function("() => document.querySelector('.tl-class')?.dataset.boundary === 'separated'",
+                           timeout=90_000)
     files = page.locator("input[type=file][data-class-files]")
     files.set_input_files([p for p in sorted(folder.iterdir()) if p.suffix == ".json"])
     # The zip is dropped, as a teacher drags it from a file manager.

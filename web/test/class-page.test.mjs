@@ -48,6 +48,18 @@ function golden(log, running) {
   };
 }
 
+/** A learner's worker that has every module in at once (its status's handedOff) and serves what it is asked. */
+class Loaded extends FakeWorker {
+  boot(last) {
+    super.boot(last);
+    this.send({ type: "status", stage: "pytest", ms: 1, handedOff: true }); // every later module is in
+  }
+}
+
+/** A learner's worker client over a Loaded fake, for the separated path every check takes. */
+const fakeLearner = (served = []) => new PythonWorker({ base: "http://site.test/assets/", spare: false, graceMs: 20,
+  createWorker: () => new Loaded({ behave: (msg, a) => { if (msg.type === "serve") { served.push(msg); a.started(); } } }) }).start();
+
 function setup({ cores = 2, storage = new SharedStorage() } = {}) {
   const { document } = page('<div class="tl-class"><p class="tl-fallback">…</p></div>');
   const log = [];
@@ -56,7 +68,7 @@ function setup({ cores = 2, storage = new SharedStorage() } = {}) {
   const store = createStore(storage.tab(null));
   const root = document.querySelector(".tl-class");
   const api = mountClass(root, {
-    store, base: "http://site.test/assets/", cores,
+    store, base: "http://site.test/assets/", cores, separate: true, makeLearner: () => fakeLearner(),
     index: async () => GOLD.columns.map((c) => ({ ...c, kind: "module" })),
     bundle: async (slug) => BUNDLES[slug],
     makeWorker: () => {
@@ -182,12 +194,6 @@ test("a claimed pass's code can be read from its cell, as text", async () => {
 });
 
 test("where the page can separate, each check's learner code goes to a fresh worker of its own, ended after", async () => {
-  class Loaded extends FakeWorker {
-    boot(last) {
-      super.boot(last);
-      this.send({ type: "status", stage: "pytest", ms: 1, handedOff: true }); // every later module is in
-    }
-  }
   const served = [];
   const learners = [];
   const s = setup();
@@ -224,26 +230,53 @@ test("where the page can separate, each check's learner code goes to a fresh wor
   assert.ok(served.every((m) => m.channel instanceof SharedArrayBuffer));
   await api.settled();
   assert.ok(learners.every(({ client }) => client.disposed), "each learner's worker is ended, the spare too");
-  assert.equal(s.root.dataset.boundary, "single", "a page that is not isolated says it checks in one Python");
-  assert.match(s.root.querySelector("[data-class-boundary]").textContent, /could not keep learner code apart/);
+  await s.api.settled();
 });
 
-test("a page checking in one Python offers a reload once the offline copy's service worker controls it", () => {
-  const listeners = {};
-  const worker = { controller: null, addEventListener: (type, fn) => { listeners[type] = fn; } };
-  let reloaded = 0;
+/** A class page that cannot separate (not isolated), mounted with `how` (serviceWorker, session, protocol...). */
+function unisolated(how) {
   const { document } = page('<div class="tl-class"></div>');
   const root = document.querySelector(".tl-class");
-  mountClass(root, { store: createStore(new SharedStorage().tab(null)), base: "http://site.test/assets/", cores: 1,
-    separate: false, serviceWorker: worker, reload: () => { reloaded += 1; }, index: async () => [] });
-  assert.equal(root.querySelector("[data-class-reload]"), null, "no service worker in control: nothing to offer yet");
+  const made = [];
+  const api = mountClass(root, { store: createStore(new SharedStorage().tab(null)), base: "http://site.test/assets/",
+    cores: 1, separate: false, index: async () => GOLD.columns.map((c) => ({ ...c, kind: "module" })),
+    bundle: async (slug) => BUNDLES[slug], makeWorker: () => { made.push(1); return null; }, protocol: "http:", ...how });
+  return { root, api, made, note: () => root.querySelector("[data-class-boundary]").textContent };
+}
+
+test("a first visit waits for the service worker to take the page, then reloads itself once, checking nothing", async () => {
+  const listeners = {};
+  const container = { controller: null, addEventListener: (type, fn) => { listeners[type] = fn; } };
+  const history = { state: null, replaceState(state) { this.state = state; } };
+  let reloaded = 0;
+  const first = unisolated({ serviceWorker: container, history, reload: () => { reloaded += 1; } });
+  assert.equal(first.root.dataset.boundary, "isolating");
+  assert.ok(first.root.querySelector("input[type=file]").disabled, "no file is taken before the page is isolated");
+  await first.api.add(FILES);
+  assert.equal(first.root.querySelectorAll("tr[data-learner]").length, 0);
+  assert.equal(first.made.length, 0, "no Python is started for a check");
   listeners.controllerchange();
-  const button = root.querySelector("[data-class-boundary] button[data-class-reload]");
-  assert.ok(button, "now a reload would come back isolated");
-  button.dispatchEvent(new document.defaultView.Event("click"));
-  assert.equal(reloaded, 1);
-  const apart = page('<div class="tl-class"></div>').document.querySelector(".tl-class");
-  mountClass(apart, { store: createStore(new SharedStorage().tab(null)), base: "http://site.test/assets/", cores: 1,
-    separate: true, serviceWorker: { ...worker, controller: {} }, index: async () => [] });
-  assert.equal(apart.querySelector("[data-class-reload]"), null, "a page that checks apart needs no reload");
+  assert.equal(reloaded, 1, "the page reloads itself once the service worker controls it");
+  const again = unisolated({ serviceWorker: { ...container, controller: {} }, history, reload: () => { reloaded += 1; } });
+  assert.equal(reloaded, 1, "never a second time: a page that came back unisolated says so");
+  assert.equal(again.root.dataset.boundary, "refused");
+  assert.match(again.note(), /no verdicts.*ol class/s);
+  const apart = unisolated({ separate: true, makeLearner: () => fakeLearner(), serviceWorker: container, history });
+  assert.equal(apart.root.dataset.boundary, "separated");
+  assert.deepEqual(history.state, {}, "an isolated page forgets the reload, so a later first visit may reload again");
+});
+
+test("without a service worker (a file, a private window) the class page shows no verdicts and says why", async () => {
+  const file = unisolated({ serviceWorker: undefined, protocol: "file:" });
+  assert.equal(file.root.dataset.boundary, "refused");
+  assert.match(file.note(), /opened from a file.*ol class/s);
+  const none = unisolated({ serviceWorker: undefined });
+  assert.match(none.note(), /runs no service worker/);
+  await none.api.add(FILES);
+  assert.equal(none.made.length, 0);
+  const listeners = {};
+  const stuck = unisolated({ serviceWorker: { controller: null, addEventListener: (t, fn) => { listeners[t] = fn; } },
+    history: { state: null, replaceState() {} }, waitMs: 10, reload: () => assert.fail("no reload without a service worker in control") });
+  await until(() => stuck.root.dataset.boundary === "refused", 1000, "a service worker that never takes the page");
+  assert.match(stuck.note(), /did not start/);
 });

@@ -189,3 +189,50 @@ test("an update downloads only what changed of what the copy holds", async () =>
   assert.deepEqual(await browser.caches.keys(), [update.cacheName]);
   assert.equal(update.told.at(-1).type, "tl-sw-updated");
 });
+
+/** The copy of `sw` with `path`'s entry rewritten as a script of the origin can: other bytes, the same headers. */
+async function rewrite(browser, sw, path, body) {
+  const cache = await browser.caches.open(sw.cacheName);
+  const stored = await cache.match(ORIGIN + path);
+  await cache.put(ORIGIN + path, new Response(body, { status: 200, headers: stored.headers }));
+}
+
+test("a rewritten file of the copy is never served: it is thrown away and downloaded again", async () => {
+  const { browser, sw } = await firstVisit("next/");
+  await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
+  assert.equal(await (await sw.serve("assets/tl/exercises/next.json")).text(), "{next}");
+  const before = sw.downloads.length;
+  await rewrite(browser, sw, "assets/tl/exercises/next.json", "{every test passes}");
+  assert.equal(await (await sw.serve("assets/tl/exercises/next.json")).text(), "{next}");
+  assert.deepEqual(sw.downloads.slice(before), ["assets/tl/exercises/next.json"]);
+  const kept = await (await browser.caches.open(sw.cacheName)).match(ORIGIN + "assets/tl/exercises/next.json");
+  assert.equal(await kept.text(), "{next}", "the copy holds the build's bytes again");
+});
+
+test("offline, a rewritten file is refused with a 503 that says why, and a page likewise", async () => {
+  const { browser, sw } = await firstVisit("next/");
+  await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
+  await rewrite(browser, sw, "assets/tl/exercises/next.json", "{every test passes}");
+  await rewrite(browser, sw, "next/", "<title>Next</title><script>steal()</script>");
+  browser.offline = true;
+  const refused = await sw.serve("assets/tl/exercises/next.json");
+  assert.equal(refused.status, 503);
+  assert.match(await refused.text(), /changed on this device .* thrown away/);
+  const page = await sw.serve("next/", { mode: "navigate" });
+  assert.equal(page.status, 503);
+  assert.doesNotMatch(await page.text(), /steal/);
+  assert.equal(await (await sw.serve("assets/tl/tl.js")).text(), SITE["assets/tl/tl.js"], "the rest still serves");
+});
+
+test("an update does not carry a rewritten entry over, though its hash header says it is unchanged", async () => {
+  const { browser, sw } = await firstVisit("next/");
+  await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
+  await rewrite(browser, sw, "assets/tl/exercises/base.json", "{every test passes}");
+  const site = { ...SITE, "t1/lesson/": "<title>Lesson 2</title>" };
+  const update = serviceWorker({ site, precache: precacheOf(site, { platform: PLATFORM, units: UNITS, version: "v2" }),
+    browser });
+  await update.install();
+  assert.deepEqual(update.downloads, ["assets/tl/exercises/base.json"]);
+  const kept = await (await browser.caches.open(update.cacheName)).match(ORIGIN + "assets/tl/exercises/base.json");
+  assert.equal(await kept.text(), SITE["assets/tl/exercises/base.json"]);
+});

@@ -107,6 +107,7 @@ export function serviceWorker({ site, precache, browser }) {
   const fakeFetch = async (input, init = {}) => {
     const url = String(input.url || input);
     const path = url.slice(ORIGIN.length);
+    if (browser.offline) throw new TypeError("Failed to fetch (offline)");
     if (init.cache === "only-if-cached") {
       if (!(path in browser.httpCache)) throw new TypeError("not in the HTTP cache");
       return new Response(browser.httpCache[path], { status: 200 });
@@ -139,8 +140,18 @@ export function serviceWorker({ site, precache, browser }) {
     await fire("message", { data, source: { postMessage: (m) => { reply = m; } } });
     return reply;
   }
+  /** What this worker answers a page's GET of `path` (its `mode`: "navigate" for a page). */
+  async function serve(path, { mode = "cors", destination = "" } = {}) {
+    let answer = null;
+    const waits = [];
+    const request = { url: ORIGIN + path, method: "GET", mode, destination };
+    listeners.fetch({ request, respondWith: (p) => { answer = p; }, waitUntil: (p) => waits.push(p) });
+    const response = answer ? await answer : undefined;
+    await Promise.all(waits); // what it keeps as the answer passes
+    return response;
+  }
   return {
-    downloads, told, context, fire, ask,
+    downloads, told, context, fire, ask, serve,
     install: () => fire("install"),
     activate: () => fire("activate"),
     /** scopeOf(page) with relative URLs in and out, sorted. */

@@ -6,7 +6,9 @@
  *   from the previous version's copy when its hash is unchanged, else from what the Python worker handed off
  *   (worker/boot/handoff.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
  *   fetched through this worker is kept as it passes. Every file is checked against its hash before it is kept, so
- *   a stale or truncated answer is never served offline.
+ *   a stale or truncated answer is never served offline, and again each time it is served or carried over to a
+ *   new version (`intact`): the bytes, never the header a stored response carries. An entry rewritten on this
+ *   device is thrown away and downloaded again, or refused offline with a 503 that says why.
  * - What the learner uses, not the whole course (issue 34): files are downloaded only when a page asks
  *   (`tl-sw-fill`). main.js asks once Python is ready and the page is idle, unless the connection asks to save
  *   data, for that page's scope (`scopeOf`): the platform every page needs, and the page's unit, its chapter or
@@ -21,8 +23,8 @@
  *
  * tools/offline.py prepends `const PRECACHE = {version, files: [[url, sha256 prefix, bytes], ...], platform: [i],
  * units: [{name, pages: [i], files: [i]}], bytes}` (indices into `files`), `const HANDOFF` (the hand-off cache's
- * name) and `const HASH` (the header kept on every stored response with its hash, so the next version can reuse it
- * without reading it, and the Python worker hands off no file of this copy), from tools/build_outputs.py RUNTIME,
+ * name) and `const HASH` (the header kept on every stored response with its hash: the next version looks at the bytes
+ * only of a file whose header says it is unchanged, and the Python worker hands off no file of this copy), from tools/build_outputs.py RUNTIME,
  * as the worker reads them from shared/build-outputs.js, when it copies this file to the site root.
  */
 /* global PRECACHE, HANDOFF, HASH */
@@ -83,13 +85,29 @@ async function verified(url, response) {
   return new Response(body, { status: 200, statusText: response.statusText, headers });
 }
 
-/** The same file in an older version's copy: {same: its response when its hash is the one wanted, held: whether
- * that copy had the file at all}. */
+/**
+ * `response`, a file of the copy as Cache Storage holds it, when its bytes are still the build's; else null. Any
+ * script of the site's origin can write Cache Storage (learner code in a lesson's worker can reach `caches`), so
+ * what the copy holds is hashed again each time it is served or carried over, and never trusted for the hash
+ * header it carries: a rewritten hidden test, judge or page is thrown away, never used (issue 52). Hashing a copy
+ * of the body leaves `response` itself to be served as stored (the browser keeps its compiled WebAssembly).
+ */
+async function intact(url, response) {
+  const want = WANTED.get(url);
+  if (!want || !response || response.status !== 200) return null;
+  const body = await response.clone().arrayBuffer();
+  return hex(await crypto.subtle.digest("SHA-256", body)).slice(0, want.length) === want ? response : null;
+}
+
+/** The same file in an older version's copy: {same: its response when its bytes are the ones wanted, held:
+ * whether that copy had the file at all}. A rewritten entry is not carried over: the update downloads the file. */
 async function fromOlderCopy(url, older) {
   let held = false;
   for (const name of older) {
     const response = await (await caches.open(name)).match(url);
-    if (response && response.headers.get(HASH) === WANTED.get(url)) return { same: response, held: true };
+    if (response && response.headers.get(HASH) === WANTED.get(url) && (await intact(url, response))) {
+      return { same: response, held: true };
+    }
     held = held || Boolean(response);
   }
   return { same: null, held };
@@ -257,13 +275,27 @@ ${pages.length ? `<p>These pages are saved and work offline:</p>\n<ul>\n${list}\
   return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
+/** The answer, offline, for a file of the copy whose stored bytes were not the build's: refused, and said why. */
+function alteredOffline(url) {
+  const text = `${url.slice(SCOPE.length)} was changed on this device after it was saved for offline use, so it `
+    + "was thrown away rather than used. Connect to the internet once and reload: it is downloaded again.";
+  return new Response(text, { status: 503, statusText: "Altered offline copy",
+    headers: { "Content-Type": "text/plain; charset=utf-8", "X-Tl-Altered": "1" } });
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(SCOPE)) return;
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
-    let response = await cache.match(request, { ignoreSearch: true });
     const url = key(request.url);
+    let response = await cache.match(request, { ignoreSearch: true });
+    let altered = false;
+    if (response && WANTED.has(url) && !(await intact(url, response))) {
+      altered = true; // rewritten on this device: thrown away, fetched again below
+      await cache.delete(url);
+      response = null;
+    }
     if (!response && inflight.has(url)) response = (await inflight.get(url))?.clone();
     if (!response && WANTED.has(url)) {
       // Downloaded by a Python worker this worker did not control (the first one of a first visit): a second
@@ -275,6 +307,7 @@ self.addEventListener("fetch", (event) => {
       try {
         response = await fetch(request);
       } catch (err) {
+        if (altered) return isolate(alteredOffline(url));
         // Offline: a page of the site that is not saved yet says so and links to the saved ones; any other
         // address is the site's own "not found" page.
         if (request.mode === "navigate") {

@@ -173,7 +173,7 @@ function createClass({ root, ui, views, store, bundle, makeWorker, makeLearner, 
 
   /** Check what is left, newest class first, with workers started only when a check needs one. */
   function run() {
-    if (state.running) return;
+    if (state.running || !makeLearner) return; // a page that cannot check apart checks nothing (showBoundary)
     const started = [];
     const workers = Array.from({ length: size }, (_, i) => ({
       request: (...args) => {
@@ -271,33 +271,80 @@ function wire(root, ui, klass, store) {
  * pages it serves so: sw/sw.js). */
 export const canSeparate = () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer !== "undefined";
 
+const ISOLATING = "tlClassIsolating"; // in the history entry's state: this tab has reloaded once, to come back isolated
+const CONTROL_WAIT_MS = 30_000; // a service worker that has not taken the page by then will not (refused, failed)
+const OL_CLASS = "To grade the same folder, run ol class FOLDER in a terminal (pip install the tinyllm-ol package "
+  + "from this site's home page): it checks every claimed pass apart, in the same way.";
+
 /**
- * Say on the page how its checks keep learner code from the judge (`data-boundary`: "separated" or "single"). A
- * page checking in one Python offers a reload once the offline copy's service worker controls it: the pages it
- * serves are cross-origin isolated (sw/sw.js), so the reloaded page checks apart.
- * @param {{addEventListener: Function, controller: object|null}|undefined} worker  navigator.serviceWorker
- * @param {() => void} reload
+ * How this page keeps learner code from the judge (issue 52): it grades only apart. `data-boundary` says where it
+ * stands: "separated" (isolated: every check's code in a worker of its own), "isolating" (a first visit: the page
+ * waits for the offline copy's service worker to take it, then reloads itself once, and the pages that worker
+ * serves are cross-origin isolated: sw/sw.js), or "refused" (no service worker here: a file:// page, a private
+ * window that refuses one, or one that did not take the page: no verdicts, and why, and ol class).
+ * @param {{container?: object, reload?: () => void, entry?: History|null, waitMs?: number, protocol: string}} how
+ *   container: navigator.serviceWorker (absent: none); entry: the page's history, whose state (kept across a
+ *   reload of the same entry) remembers the one reload
+ * @returns {(why: string) => void} refuse: say that this page shows no verdicts, and why
  */
-function showBoundary(root, separate, worker = globalThis.navigator?.serviceWorker, reload = () => location.reload()) {
-  root.dataset.boundary = separate ? "separated" : "single";
-  const note = el("p", { class: "tl-class-boundary", "data-class-boundary": "" }, separate
-    ? "Each claimed pass is checked with the learner's code in a Python of its own, apart from the hidden tests "
-      + "and cut off from this site's saved data: it cannot forge a pass."
-    : "This browser could not keep learner code apart from the hidden tests here (the page is not cross-origin "
-      + "isolated: reload it once the offline copy is installed). The passes are checked with the code in the same "
-      + "Python as the tests, where a submission written to fool them could pass; ol class checks them apart.");
-  root.querySelector(".tl-class-drop")?.after(note);
-  if (separate || !worker) return;
-  const offer = () => {
-    if (note.querySelector("button")) return;
-    const button = el("button", { type: "button", class: "md-button", "data-class-reload": "" },
-      "Reload to check apart");
-    button.addEventListener("click", reload);
-    note.append(" ", button);
+function showBoundary(root, separate, { container, reload, entry, waitMs = CONTROL_WAIT_MS, protocol }) {
+  const state = () => (entry?.state && typeof entry.state === "object" ? entry.state : {});
+  const mark = (on) => {
+    try {
+      const { [ISOLATING]: _, ...rest } = state();
+      entry?.replaceState(on ? { ...rest, [ISOLATING]: 1 } : rest, "");
+    } catch { /* at worst, the page asks again */ }
   };
-  if (worker.controller) offer();
-  else worker.addEventListener("controllerchange", offer, { once: true });
+  const note = el("p", { class: "tl-class-boundary", "data-class-boundary": "" });
+  root.querySelector(".tl-class-drop")?.after(note);
+  const say = (state, text) => {
+    root.dataset.boundary = state;
+    note.textContent = text;
+  };
+  const refuse = (why) => {
+    say("refused", `This page shows no verdicts here: ${why} A submission's code is checked only apart from the `
+      + `hidden tests, which this browser allows only on a page its offline copy serves. ${OL_CLASS}`);
+    for (const input of root.querySelectorAll("input, button[data-class-pick]")) input.disabled = true;
+  };
+  if (separate) {
+    if (state()[ISOLATING]) mark(false);
+    say("separated", "Each claimed pass is checked with the learner's code in a Python of its own, apart from the "
+      + "hidden tests, in a worker with no origin of its own, no storage and no network: it cannot forge a pass.");
+    return refuse;
+  }
+  if (!container || !/^https?:$/.test(protocol)) {
+    refuse(protocol === "file:" ? "it is opened from a file, where a browser runs no service worker."
+      : "this browser runs no service worker for this site (a private window may refuse one).");
+    return refuse;
+  }
+  if (!entry || state()[ISOLATING]) {
+    refuse("the page reloaded once under its offline copy and still did not come back cross-origin isolated.");
+    return refuse;
+  }
+  say("isolating", "Getting ready to check apart: this page waits for its offline copy to be installed, then "
+    + "reloads itself once. Nothing to do.");
+  for (const input of root.querySelectorAll("input")) input.disabled = true;
+  let done = false;
+  const go = () => {
+    if (done) return;
+    done = true;
+    mark(true);
+    reload();
+  };
+  if (container.controller) go();
+  else {
+    container.addEventListener("controllerchange", go, { once: true });
+    setTimeout(() => {
+      if (done) return;
+      done = true;
+      refuse("its offline copy's service worker did not start (this browser or window may refuse one).");
+    }, waitMs);
+  }
+  return refuse;
 }
+
+/** A learner's worker of a separated check: a Python worker with nothing else to do. */
+const makeLearnerWorker = (base) => () => new PythonWorker({ base, spare: false }).start();
 
 /**
  * Mount the class widget.
@@ -316,16 +363,22 @@ export function mountClass(root, ctx) {
   const { ui, views } = layout(root);
   const size = poolSize(ctx.cores ?? globalThis.navigator?.hardwareConcurrency, ctx.vendor ?? globalThis.navigator?.vendor);
   const separate = ctx.separate ?? canSeparate();
-  showBoundary(root, separate, "serviceWorker" in ctx ? ctx.serviceWorker : undefined, ctx.reload);
+  const nav = globalThis.navigator;
+  showBoundary(root, separate, {
+    container: "serviceWorker" in ctx ? ctx.serviceWorker : nav?.serviceWorker,
+    reload: ctx.reload || (() => location.reload()), entry: "history" in ctx ? ctx.history : globalThis.history,
+    waitMs: ctx.waitMs,
+    protocol: ctx.protocol ?? globalThis.location?.protocol ?? "",
+  });
   const makeWorker = ctx.makeWorker || (() => new PythonWorker({ base: ctx.base, spare: false }).start());
   const klass = createClass({
     root, ui, views, store, size, makeWorker,
-    makeLearner: separate ? (ctx.makeLearner || makeWorker) : null,
+    makeLearner: separate ? (ctx.makeLearner || makeLearnerWorker(ctx.base)) : null,
     bundle: ctx.bundle || ((slug) => loadBundle(ctx.base, slug)),
     index: ctx.index || (() => loadIndex(ctx.base)),
   });
   wire(root, ui, klass, store);
-  const saved = store.get(keys.keptClass(), null);
+  const saved = separate ? store.get(keys.keptClass(), null) : null;
   if (saved && Array.isArray(saved.files) && saved.files.length) {
     ui.keep.checked = true;
     const encoder = new TextEncoder();
@@ -336,7 +389,7 @@ export function mountClass(root, ctx) {
       + "and checked again.");
   }
   const api = {
-    add: klass.add, ready: klass.ready, settled: klass.settled, workers: size,
+    add: separate ? klass.add : async () => {}, ready: klass.ready, settled: klass.settled, workers: size,
     get rows() { return klass.rows(); }, get csv() { return klass.csv; }, get summary() { return klass.summary; },
   };
   root.tlClass = api; // for automation and the end-to-end tests

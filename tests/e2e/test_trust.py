@@ -1,0 +1,120 @@
+"""Trust, step two (issue 52), in Chromium against private copies of the built fixture site: what a submission
+can reach of the browser it runs in, and what the offline copy serves after it tried.
+
+- A lesson page: code run in a cell rewrites the exercise's hidden tests in the offline copy (Cache Storage, which
+  any script of the origin can write), keeping the stored hash header. The service worker hashes the bytes it
+  serves (sw/sw.js `intact`): after a reload the same wrong code still fails, the copy holds the build's bytes
+  again, and offline the rewritten file is refused with a message, never used.
+- A rebuild of the site: a rewritten entry is not carried over to the new version's copy.
+- The class page's first visit: it becomes isolated by itself (the service worker takes it, it reloads once) before
+  any verdict, so every pass is checked apart; the trick that poisons the tests forges nothing, for itself or for a
+  plain wrong submission graded after it.
+The tricks are tests/fixtures/redteam/'s (a wrong T01.1 each); the isolated page's run of all of them is
+test_class.py's.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURE_SITE, served
+from e2e_helpers import FIXTURE, cell, check, exercises, failures, outcomes, page_with, reference, uri, wait_python
+from test_offline import private_site, publish_new_version, wait_saved, wait_update_notice  # noqa: F401 (fixture)
+
+pytestmark = [pytest.mark.scenario, pytest.mark.alone]
+REDTEAM = FIXTURE.parent.parent / "redteam"
+T011 = next(e for e in exercises(FIXTURE).values() if e.id == "T01.1")
+BUNDLE = f"assets/tl/exercises/{T011.slug}.json"
+CLASS = page_with(FIXTURE.parent / "docs", "/// class")
+POISON = (REDTEAM / "poison_tests.py").read_text(encoding="utf-8")
+WRONG = POISON.split("PASSING = ")[0]  # the honest mistake every trick carries (math.fsum), without the trick
+CLASS_MS = 240_000
+
+STORED = """async (url) => {
+    const name = (await caches.keys()).find((n) => n.startsWith('tinyllm-') && n !== 'tinyllm-handoff');
+    const found = name && await (await caches.open(name)).match(url);
+    return found ? await found.text() : null;
+}"""
+# What any script of the origin can do: other bytes under the stored headers (the hash header among them).
+REWRITE = """async (url) => {
+    const name = (await caches.keys()).find((n) => n.startsWith('tinyllm-') && n !== 'tinyllm-handoff');
+    const cache = await caches.open(name);
+    const stored = await cache.match(url);
+    const bundle = await stored.clone().json();
+    bundle.tests = {'test_base.py': 'def test_total_is_left_to_right():\\n    pass\\n'};
+    await cache.put(url, new Response(JSON.stringify(bundle), {headers: stored.headers}));
+}"""
+
+
+def built(root: Path) -> str:
+    return (root / BUNDLE).read_text(encoding="utf-8")
+
+
+def test_a_cell_that_rewrites_the_hidden_tests_in_the_offline_copy_forges_nothing(page, private_site):
+    root, server, url = private_site
+    page.goto(url + uri(T011.page))
+    wait_saved(page)
+    assert page.evaluate(STORED, url + BUNDLE) == built(root), "the copy holds the build's hidden tests"
+    wait_python(page, T011.slug)
+    assert check(page, T011.slug, POISON) == "failed", failures(page, T011.slug)
+    page.wait_for_function(f"() => ({STORED})('{url + BUNDLE}').then((t) => t !== null && t.includes('pass\\\\n'))",
+                           timeout=30_000, polling=250)  # the trick did rewrite the copy: this test can fail
+    page.reload()
+    wait_python(page, T011.slug)
+    for code in (WRONG, POISON):
+        assert check(page, T011.slug, code) == "failed", failures(page, T011.slug)
+        assert outcomes(page, T011.slug)["test_total_is_left_to_right"] == "failed", failures(page, T011.slug)
+        if code == WRONG:
+            assert page.evaluate(STORED, url + BUNDLE) == built(root), "the rewritten entry was fetched again"
+
+    page.evaluate(REWRITE, url + BUNDLE)
+    server.shutdown()
+    server.server_close()  # offline: the build's bytes cannot be fetched again
+    answer = page.evaluate("(u) => fetch(u).then(async (r) => [r.status, await r.text()])", url + BUNDLE)
+    assert answer[0] == 503 and "changed on this device" in answer[1], answer
+    assert page.evaluate(STORED, url + BUNDLE) is None, "and it is not kept"
+
+
+def test_a_rebuild_does_not_carry_a_rewritten_entry_over(page, private_site):
+    root, server, url = private_site
+    page.goto(url + uri(T011.page))
+    old = wait_saved(page)["version"]
+    page.evaluate(REWRITE, url + BUNDLE)
+    new = publish_new_version(root)  # another page changes; the hidden tests do not, and their header says so
+    assert new != old
+    page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    wait_update_notice(page, server)
+    assert wait_saved(page)["version"] == new
+    assert page.evaluate(STORED, url + BUNDLE) == built(root)
+
+
+def test_the_class_page_isolates_itself_on_a_first_visit_then_grades_apart(page, fixture_url, tmp_path):
+    loads = []
+    page.on("load", lambda p: loads.append(p.url))
+    page.goto(fixture_url + CLASS)
+    page.wait_for_function("() => document.querySelector('.tl-class')?.dataset.boundary === 'separated'",
+                           timeout=90_000)
+    assert page.evaluate("() => crossOriginIsolated") is True
+    assert len(loads) == 2, loads  # the visit, then the one reload the page made by itself
+    assert page.evaluate("() => performance.getEntriesByType('navigation')[0].type") == "reload"
+    learners = {"poison_tests": POISON, "honest": reference(FIXTURE, T011.slug)}
+    assert grade(page, tmp_path / "first", learners) == {"poison_tests": "not-reproduced", "honest": "passed"}
+    assert grade(page, tmp_path / "after", {"plain": WRONG}) == {"poison_tests": "not-reproduced",
+                                                                 "honest": "passed", "plain": "not-reproduced"}
+    assert page.evaluate(STORED, fixture_url + BUNDLE) == built(served(FIXTURE_SITE))
+
+
+def grade(page, folder: Path, learners: dict[str, str]) -> dict[str, str]:
+    """Drop an export per learner (each claiming T01.1 passed) on the class page; every row's verdict once done."""
+    folder.mkdir()
+    for name, code in learners.items():
+        doc = {"format": "tinyllm-progress", "version": "v1", "saved": "2026-12-01T10:00:00Z", "course": "tinyllm",
+               "build": "b", "origin": "browser", "learner": name,
+               "data": {f"result:{T011.slug}": {"status": "passed", "tests": [], "at": 1796119200000, "code": code}}}
+        (folder / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
+    page.locator("input[type=file][data-class-files]").set_input_files(sorted(folder.iterdir()))
+    page.wait_for_function("() => document.querySelector('.tl-class').dataset.state === 'checking'")
+    page.wait_for_function("() => document.querySelector('.tl-class').dataset.state === 'done'", timeout=CLASS_MS)
+    return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
+        [tr.dataset.learner, tr.querySelector('td[data-exercise="{T011.id}"]').dataset.verdict]))""")
