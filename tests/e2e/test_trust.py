@@ -12,8 +12,9 @@ can reach of the browser it runs in, and what the offline copy serves after it t
 The tricks are tests/fixtures/redteam/'s (a wrong T01.1 each); the isolated page's run of all of them is
 test_class.py's.
 """
-import hashlib
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,96 @@ def grade(page, folder: Path, learners: dict[str, str]) -> dict[str, str]:
     page.wait_for_function("() => document.querySelector('.tl-class').dataset.state === 'done'", timeout=CLASS_MS)
     return page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
         [tr.dataset.learner, tr.querySelector('td[data-exercise="{T011.id}"]').dataset.verdict]))""")
+
+
+ESCAPES = """
+import js
+other = "{other}"
+tried = []
+def attempt(name, fn):
+    try:
+        fn()
+        tried.append(name)
+    except Exception as e:
+        tried.append(f"{{name}}: {{type(e).__name__}}")
+attempt("fetch", lambda: js.fetch(other + "/fetch"))
+attempt("import", lambda: js.eval("import('" + other + "/import.js').catch(() => 0)"))
+attempt("font", lambda: js.FontFace.new("x", "url(" + other + "/font.woff)").load())
+attempt("websocket", lambda: js.WebSocket.new(other.replace("http", "ws") + "/ws"))
+def xhr():
+    x = js.XMLHttpRequest.new()
+    x.open("GET", other + "/xhr", False)
+    x.send()
+attempt("xhr", xhr)
+attempt("beacon", lambda: js.navigator.sendBeacon(other + "/beacon", "x"))
+attempt("same origin", lambda: js.fetch("/leak?secret=1"))
+print(tried)
+"""
+RUN_IN = """async ([url, code]) => {
+    const worker = new Worker(url, {type: 'module'});
+    const channel = new MessageChannel();
+    const replies = [];
+    channel.port1.onmessage = (e) => replies.push(e.data);
+    worker.postMessage({type: 'init', id: 0, port: channel.port2}, [channel.port2]);
+    const until = async (test, ms) => {
+        for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+            const found = replies.find(test);
+            if (found) return found;
+        }
+        throw new Error('no reply: ' + JSON.stringify(replies.slice(-3)));
+    };
+    await until((m) => m.type === 'status' && ['numpy', 'pytest'].includes(m.stage), 90000);
+    channel.port1.postMessage({type: 'run', id: 1, code, filename: 'escape.py', files: {}});
+    const result = await until((m) => m.type === 'result' && m.id === 1, 60000);
+    await new Promise((r) => setTimeout(r, 3000));  // what the code started, given time to go out
+    worker.terminate();
+    return result.result;
+}"""
+
+
+class Counting(BaseHTTPRequestHandler):
+    hits: list[str]
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
+        self.end_headers()
+
+    do_POST = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def elsewhere():
+    """Another origin (another port): every request that reaches it, by path."""
+    handler = type("Counted", (Counting,), {"hits": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", handler.hits
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_learners_worker_reaches_no_origin_while_a_lessons_worker_could(page, private_site, elsewhere):
+    """The class page's learner worker (tl-worker.js?learner, served by the service worker with its policy) runs
+    code that tries every way out it can name, with nothing of confine.js in its way (a run, not a served check):
+    no request reaches another origin or the site's host. The same code in a lesson's worker does reach the other
+    origin: the attempts are real, and this test can fail."""
+    root, server, url = private_site
+    other, hits = elsewhere
+    page.goto(url + CLASS)
+    page.wait_for_function("() => document.querySelector('.tl-class')?.dataset.boundary === 'separated'",
+                           timeout=90_000)
+    code = ESCAPES.format(other=other)
+    learner = page.evaluate(RUN_IN, [url + "assets/tl/tl-worker.js?learner=", code])
+    assert learner["status"] == "ok", learner
+    assert hits == [], f"a learner's worker reached another origin: {hits}; it tried {learner['stdout']}"
+    assert not [line for line in server.log if "/leak" in line], server.log
+    lesson = page.evaluate(RUN_IN, [url + "assets/tl/tl-worker.js", code])
+    assert lesson["status"] == "ok", lesson
+    assert hits, f"the same code in a lesson's worker reached nothing: {lesson['stdout']}"
+    print(f"learner tried: {learner['stdout'].strip()}\nlesson reached {sorted(set(hits))}")

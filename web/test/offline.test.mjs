@@ -236,3 +236,31 @@ test("an update does not carry a rewritten entry over, though its hash header sa
   const kept = await (await browser.caches.open(update.cacheName)).match(ORIGIN + "assets/tl/exercises/base.json");
   assert.equal(await kept.text(), SITE["assets/tl/exercises/base.json"]);
 });
+
+test("a learner's worker script gets the policy; its requests are answered from the build's files alone", async () => {
+  const { browser, sw } = await firstVisit("next/");
+  await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
+  const script = await sw.serve("assets/tl/tl.js?learner=", { destination: "worker" });
+  const policy = script.headers.get("Content-Security-Policy");
+  assert.match(policy, /default-src 'none'/);
+  assert.match(policy, new RegExp(`connect-src ${ORIGIN}assets/(;|$)`));
+  assert.equal(script.headers.get("Cross-Origin-Embedder-Policy"), "require-corp");
+  const plain = await sw.serve("assets/tl/tl.js", { destination: "worker" });
+  assert.equal(plain.headers.get("Content-Security-Policy"), null, "the lesson's worker is not a learner's");
+
+  browser.clients = { learner: { url: `${ORIGIN}assets/tl/tl.js?learner=` }, page: { url: `${ORIGIN}next/` } };
+  const before = sw.downloads.length;
+  const held = await sw.serve("assets/tl/exercises/next.json?leak=secret", { clientId: "learner" });
+  assert.equal(await held.text(), "{next}", "a file of the build, from the copy");
+  for (const [path, how] of [["assets/tl/nothing-here?leak=secret", {}], ["assets/tl/exercises/next.json", { method: "POST" }],
+    ["http://elsewhere.test/leak", {}]]) {
+    const refused = await sw.serve(path, { ...how, clientId: "learner" });
+    assert.equal(refused.type, "error", `${how.method || "GET"} ${path} is refused`);
+  }
+  const fresh = await sw.serve("t1/lesson/?leak=secret", { clientId: "learner" });
+  assert.equal(fresh.status, 200);
+  assert.deepEqual(sw.downloads.slice(before), ["t1/lesson/"], "fetched by its address alone, without the query");
+  assert.equal(browser.elsewhere, undefined, "nothing went to another origin");
+  const page = await sw.serve("assets/tl/nothing-here", { clientId: "page" });
+  assert.equal(page.status, 404, "a page's own request goes to the host as before");
+});

@@ -112,6 +112,10 @@ export function serviceWorker({ site, precache, browser }) {
       if (!(path in browser.httpCache)) throw new TypeError("not in the HTTP cache");
       return new Response(browser.httpCache[path], { status: 200 });
     }
+    if (!url.startsWith(ORIGIN)) {
+      (browser.elsewhere ||= []).push(url);
+      return new Response("another origin", { status: 200 });
+    }
     downloads.push(path);
     if (!(path in site)) return new Response("not found", { status: 404 });
     return new Response(site[path], { status: 200 });
@@ -120,7 +124,8 @@ export function serviceWorker({ site, precache, browser }) {
     location: new URL("sw.js", ORIGIN),
     addEventListener: (type, fn) => { listeners[type] = fn; },
     skipWaiting: async () => {},
-    clients: { claim: async () => {}, matchAll: async () => [{ postMessage: (m) => told.push(m) }] },
+    clients: { claim: async () => {}, matchAll: async () => [{ postMessage: (m) => told.push(m) }],
+      get: async (id) => (browser.clients || {})[id] },
   };
   const context = vm.createContext({ self, caches: browser.caches, fetch: fakeFetch, crypto: globalThis.crypto,
     Response, Headers, URL, console, setTimeout, clearTimeout });
@@ -141,11 +146,11 @@ export function serviceWorker({ site, precache, browser }) {
     return reply;
   }
   /** What this worker answers a page's GET of `path` (its `mode`: "navigate" for a page). */
-  async function serve(path, { mode = "cors", destination = "" } = {}) {
+  async function serve(path, { mode = "cors", destination = "", method = "GET", clientId = "" } = {}) {
     let answer = null;
     const waits = [];
-    const request = { url: ORIGIN + path, method: "GET", mode, destination };
-    listeners.fetch({ request, respondWith: (p) => { answer = p; }, waitUntil: (p) => waits.push(p) });
+    const request = { url: /^https?:/.test(path) ? path : ORIGIN + path, method, mode, destination };
+    listeners.fetch({ request, clientId, respondWith: (p) => { answer = p; }, waitUntil: (p) => waits.push(p) });
     const response = answer ? await answer : undefined;
     await Promise.all(waits); // what it keeps as the answer passes
     return response;

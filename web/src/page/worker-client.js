@@ -33,6 +33,17 @@ export const workerName = (storage) => startName(forcedStart(storage));
 
 const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName(browserStorage()) });
 
+/**
+ * A learner's worker of a separated check (the class page): the same script, marked `?learner`, which the
+ * service worker serves with a Content-Security-Policy and whose every request it answers from the build's files
+ * alone (sw/sw.js LEARNER_POLICY, learnerAnswer).
+ */
+export const learnerWorker = (url) => {
+  const marked = new URL(url);
+  marked.searchParams.set("learner", "");
+  return new Worker(marked, { type: "module", name: workerName(browserStorage()) });
+};
+
 export class PythonWorker {
   /**
    * @param {{base: string|URL, spare?: boolean, spareAfter?: Promise<unknown>, createWorker?: (url: URL) => Worker,
@@ -80,8 +91,8 @@ export class PythonWorker {
 
   #spawn() {
     // The page template may have started the first worker already, in the page's <head> (overrides/main.html).
-    const early = globalThis.__tlEarlyWorker;
-    globalThis.__tlEarlyWorker = null;
+    const early = this.createWorker === moduleWorker ? globalThis.__tlEarlyWorker : null;
+    if (early) globalThis.__tlEarlyWorker = null;
     const worker = early || this.createWorker(new URL("tl/tl-worker.js", this.base));
     const channel = new MessageChannel();
     const slot = { worker, port: channel.port1, stage: "", interrupt: null, failed: "" };

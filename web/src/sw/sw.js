@@ -63,9 +63,10 @@ const bytesOf = (urls) => urls.reduce((sum, url) => sum + (SIZE.get(url) || 0), 
 const olderCopies = async () => (await caches.keys())
   .filter((n) => n.startsWith("tinyllm-") && n !== CACHE && n !== HANDOFF);
 
-function isolate(response) {
+function isolate(response, policy = "") {
   if (!response || response.type === "opaque" || response.type === "error") return response;
   const headers = new Headers(response.headers);
+  if (policy) headers.set("Content-Security-Policy", policy);
   headers.set("Cross-Origin-Opener-Policy", "same-origin");
   headers.set("Cross-Origin-Embedder-Policy", "require-corp");
   headers.set("Cross-Origin-Resource-Policy", "same-origin");
@@ -283,10 +284,53 @@ function alteredOffline(url) {
     headers: { "Content-Type": "text/plain; charset=utf-8", "X-Tl-Altered": "1" } });
 }
 
+/**
+ * A learner's worker of a separated check (class-page.js, worker-client.js learnerWorker): its script's address
+ * carries `?learner`. Its script is served with a Content-Security-Policy that lets it load scripts, WebAssembly
+ * and data only from the site's assets/, and scripts from blobs it made itself (core.js imports Pyodide's loader
+ * so): no other origin, no font, no nested worker, which the browser enforces for fetch, import() from eval,
+ * FontFace and WebSocket alike. Each request it makes is answered here from the build's files alone
+ * (`learnerAnswer`): the network never sees one of its own choosing.
+ */
+const LEARNER = "learner";
+const LEARNER_POLICY = [
+  "default-src 'none'", `script-src ${SCOPE}assets/ blob: 'wasm-unsafe-eval' 'unsafe-eval'`, `connect-src ${SCOPE}assets/`,
+  "worker-src 'none'", "font-src 'none'", "img-src 'none'", "media-src 'none'", "object-src 'none'",
+].join("; ");
+const isLearnerScript = (request) => request.destination === "worker"
+  && new URL(request.url).searchParams.has(LEARNER);
+
+/** Whether a request comes from a learner's worker (its client's address), looked up once per client. */
+const learnerClients = new Map();
+async function fromLearner(event) {
+  const id = event.clientId;
+  if (!id) return false;
+  if (!learnerClients.has(id)) {
+    const client = await self.clients.get(id).catch(() => null);
+    learnerClients.set(id, Boolean(client && new URL(client.url).searchParams.has(LEARNER)));
+  }
+  return learnerClients.get(id);
+}
+
+/** A learner worker's request: a GET of a file of the build, by its address alone (no query, no body, no
+ * credentials), from the verified copy or else the host; anything else is refused without a request. */
+async function learnerAnswer(request) {
+  const url = key(request.url);
+  if (request.method !== "GET" || !WANTED.has(url)) return Response.error();
+  const cache = await caches.open(CACHE);
+  const held = await intact(url, await cache.match(url));
+  if (held) return held;
+  const response = await fetch(url, { credentials: "omit", cache: "no-cache" }).catch(() => null);
+  return response || Response.error();
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
-  if (request.method !== "GET" || !request.url.startsWith(SCOPE)) return;
+  const ours = request.method === "GET" && request.url.startsWith(SCOPE);
+  if (!ours && !event.clientId) return;
   event.respondWith((async () => {
+    if (await fromLearner(event)) return learnerAnswer(request);
+    if (!ours) return fetch(request);
     const cache = await caches.open(CACHE);
     const url = key(request.url);
     let response = await cache.match(request, { ignoreSearch: true });
@@ -322,6 +366,7 @@ self.addEventListener("fetch", (event) => {
     // Isolation needs the headers only on documents and worker scripts (same-origin subresources load under
     // COEP without them). Everything else is returned as the cache holds it, which lets the browser serve it
     // without pumping it through this worker, and keep its compiled-WebAssembly cache for the core.
+    if (isLearnerScript(request)) return isolate(response, LEARNER_POLICY);
     return request.mode === "navigate" || request.destination === "worker" ? isolate(response) : response;
   })());
 });

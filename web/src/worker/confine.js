@@ -15,8 +15,8 @@ export const CUT = Object.freeze(["caches", "indexedDB", "fetch", "XMLHttpReques
   "FileSystemHandle", "FileSystemDirectoryHandle", "FileSystemFileHandle", "FileSystemSyncAccessHandle", "open",
   "postMessage", "close", "cookieStore", "localStorage", "sessionStorage", "RTCPeerConnection", "WebGPU",
   "CacheStorage", "IDBFactory", "StorageManager", "LockManager", "ServiceWorkerContainer"]);
-export const CUT_NAVIGATOR = Object.freeze(["storage", "serviceWorker", "locks", "sendBeacon", "permissions", "gpu",
-  "usb", "serial", "hid", "bluetooth"]);
+export const CUT_NAVIGATOR = Object.freeze(["storage", "storageBuckets", "serviceWorker", "locks", "sendBeacon",
+  "permissions", "gpu", "usb", "serial", "hid", "bluetooth"]);
 
 function cutOff(object, name) {
   const refuse = () => { throw new Error(`${name} is not available to learner code in a class check`); };

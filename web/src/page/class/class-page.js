@@ -12,7 +12,7 @@ import { keys } from "../store.js";
 import { el } from "../dom.js";
 import { loadIndex } from "../progress.js";
 import { loadBundle } from "../cell/bundles.js";
-import { PythonWorker } from "../worker-client.js";
+import { learnerWorker, PythonWorker } from "../worker-client.js";
 import { expand, isZip } from "./zip.js";
 import { csvText, FILE_CAP, gather, plan, row, summaryText, textOf, TOO_LARGE, verdict, ZIP_CAP, ZIP_TOO_LARGE } from "./model.js";
 import { checkAgain, learnerPool, poolSize } from "./recheck.js";
@@ -267,9 +267,11 @@ function wire(root, ui, klass, store) {
 }
 
 /** Whether this page can keep learner code apart from the judge: two workers need a SharedArrayBuffer between
- * them, which a browser gives only to a cross-origin isolated page (the offline copy's service worker makes the
- * pages it serves so: sw/sw.js). */
-export const canSeparate = () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer !== "undefined";
+ * them, which a browser gives only to a cross-origin isolated page, and the learner's worker is confined by the
+ * offline copy's service worker (sw/sw.js LEARNER_POLICY), which must control the page (it also makes the pages
+ * it serves isolated: a host's own headers are not enough). */
+export const canSeparate = () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer !== "undefined"
+  && Boolean(globalThis.navigator?.serviceWorker?.controller);
 
 const ISOLATING = "tlClassIsolating"; // in the history entry's state: this tab has reloaded once, to come back isolated
 const CONTROL_WAIT_MS = 30_000; // a service worker that has not taken the page by then will not (refused, failed)
@@ -343,8 +345,9 @@ function showBoundary(root, separate, { container, reload, entry, waitMs = CONTR
   return refuse;
 }
 
-/** A learner's worker of a separated check: a Python worker with nothing else to do. */
-const makeLearnerWorker = (base) => () => new PythonWorker({ base, spare: false }).start();
+/** A learner's worker of a separated check: a Python worker with nothing else to do, confined by the service
+ * worker (worker-client.js learnerWorker) and by itself (worker/confine.js). */
+const makeLearnerWorker = (base) => () => new PythonWorker({ base, spare: false, createWorker: learnerWorker }).start();
 
 /**
  * Mount the class widget.
