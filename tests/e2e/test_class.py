@@ -260,3 +260,11 @@ def test_an_isolated_class_page_keeps_learner_code_apart_and_no_trick_forges_a_p
     kept = page.evaluate("""async () => ({caches: await caches.has('tl-redteam-canary'),
         databases: (await indexedDB.databases()).map((d) => d.name)})""")
     assert kept["caches"] and "tl-redteam-canary" in kept["databases"], kept
+    left = page.evaluate("""async () => {
+        const opfs = [];
+        for await (const name of (await navigator.storage.getDirectory()).keys()) opfs.push(name);
+        return {caches: await caches.has('tl-redteam-left'), opfs,
+            databases: (await indexedDB.databases()).map((d) => d.name).filter((n) => n === 'tl-redteam-left'),
+            buckets: navigator.storageBuckets ? await navigator.storageBuckets.keys() : [],
+            locks: ((await navigator.locks.query()).held || []).map((l) => l.name)}; }""")
+    assert left == {"caches": False, "opfs": [], "databases": [], "buckets": [], "locks": []}, left  # leave_storage

@@ -22,6 +22,8 @@ from conftest import CHROMIUM_ARGS, FIXTURE_SITE, chromium_path, served
 from e2e_helpers import (FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, PROGRESS, answer_text, exercises, mutant_source,
                          page_with, reference)
 from engines import ENGINES, Chromium, Firefox, WebKit
+from test_offline import private_site  # noqa: F401 (a fixture)
+from test_trust import ESCAPES, RUN_IN, elsewhere  # noqa: F401 (elsewhere: a fixture)
 from authoring.serve import start_in_thread
 
 SLUG = LESSON_EX.slug
@@ -392,7 +394,8 @@ def test_the_class_view_keeps_learner_code_apart_where_the_page_is_isolated(engi
                 what="every pass checked again")
     cells = engine.js(f"""() => Object.fromEntries([...document.querySelectorAll('tr[data-learner]')].map((tr) =>
         [tr.dataset.learner, tr.querySelector('td[data-exercise="{t011.id}"]').dataset.verdict]))""")
-    assert cells == {"honest": "passed", "gc_plugin": "not-reproduced", "delete_caches": "not-reproduced"}, cells
+    assert cells == {"honest": "passed", "gc_plugin": "not-reproduced", "delete_caches": "not-reproduced"}, (
+        cells, engine.js("() => document.querySelector('tr[data-learner=\"honest\"]')?.innerText"))
     print(f"{engine.name}: cross-origin isolated {isolated}, class checks {boundary}")
     clean(engine)
 
@@ -428,3 +431,26 @@ def test_a_phone_width_journey(engine, fixture_url):
     seen = engine.js(ON_SCREEN, SLUG)
     assert seen["page"] <= seen["width"] and seen["results"], f"{engine.name}: {seen}"
     clean(engine)
+
+
+def test_a_learners_worker_reaches_no_origin_in_each_engine(engine, private_site, elsewhere):
+    """test_trust.py's journey in this engine: a learner's worker (tl-worker.js?learner, served by the service
+    worker with its policy) runs code that tries every way out it can name, outside a check (nothing of
+    confine.js in its way): nothing reaches another origin or the site's host. The same code in a lesson's worker
+    reaches the other origin (the attempts are real)."""
+    root, server, url = private_site
+    other, hits = elsewhere
+    engine.open(url + CLASS)
+    engine.wait(SEPARATED, timeout=PYTHON_S, what="the class page, isolated")
+    code = ESCAPES.format(other=other)
+    learner = engine.js(RUN_IN, [url + "assets/tl/tl-worker.js?learner=", code])
+    assert learner["status"] == "ok", (engine.name, learner)
+    assert hits == [], f"{engine.name}: a learner's worker reached another origin: {hits}; it tried {learner['stdout']}"
+    assert not [line for line in server.log if "/leak" in line], server.log
+    lesson = engine.js(RUN_IN, [url + "assets/tl/tl-worker.js", code])
+    assert hits, f"{engine.name}: the same code in a lesson's worker reached nothing: {lesson}"
+    print(f"{engine.name}: learner tried {learner['stdout'].strip()}; lesson reached {sorted(set(hits))}")
+    # What the engine logs of the refusals (Firefox: "content blocked", the policy) is this journey's own doing.
+    logged = engine.errors()[engine.seen:]
+    engine.seen += len(logged)
+    assert all(other in e or "Content-Security-Policy" in e or "blocked" in e for e in logged), logged

@@ -69,7 +69,7 @@ def test_the_catalogue_is_all_here():
     assert {"patch_reports", "conftest", "gc_plugin", "collector", "exit_import", "os_exit_call", "skip",
             "always_equal", "numeric_subclass", "settrace", "caller_locals", "edit_tests", "read_frames",
             "repeat_calls", "write_outside", "network", "new_process", "kill_parent", "edit_checker",
-            "delete_caches"} <= names
+            "delete_caches", "poison_tests", "leave_storage"} <= names
 
 
 @pytest.mark.parametrize("trick", TRICKS, ids=lambda p: p.stem)

@@ -287,14 +287,15 @@ function alteredOffline(url) {
 /**
  * A learner's worker of a separated check (class-page.js, worker-client.js learnerWorker): its script's address
  * carries `?learner`. Its script is served with a Content-Security-Policy that lets it load scripts, WebAssembly
- * and data only from the site's assets/, and scripts from blobs it made itself (core.js imports Pyodide's loader
- * so): no other origin, no font, no nested worker, which the browser enforces for fetch, import() from eval,
- * FontFace and WebSocket alike. Each request it makes is answered here from the build's files alone
- * (`learnerAnswer`): the network never sees one of its own choosing.
+ * and data only from the site's own origin, and scripts from blobs it made itself (core.js imports Pyodide's
+ * loader so): no other origin, no font, no nested worker, which the browser enforces for fetch, import() from
+ * eval, FontFace and WebSocket alike. (A source with a path, `<site>/assets/`, would be narrower, but Firefox
+ * ESR 153 then refuses the worker's own imports.) Each request it makes of the site is answered here from the
+ * build's files alone (`learnerAnswer`): the network never sees one of its own choosing.
  */
 const LEARNER = "learner";
 const LEARNER_POLICY = [
-  "default-src 'none'", `script-src ${SCOPE}assets/ blob: 'wasm-unsafe-eval' 'unsafe-eval'`, `connect-src ${SCOPE}assets/`,
+  "default-src 'none'", "script-src 'self' blob: 'wasm-unsafe-eval' 'unsafe-eval'", "connect-src 'self'",
   "worker-src 'none'", "font-src 'none'", "img-src 'none'", "media-src 'none'", "object-src 'none'",
 ].join("; ");
 const isLearnerScript = (request) => request.destination === "worker"
