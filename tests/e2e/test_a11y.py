@@ -113,8 +113,11 @@ def open_page(page, url: str, work: dict | None = None) -> None:
         page.add_init_script("((work) => { for (const [k, v] of Object.entries(work))"
                              " localStorage.setItem('tinyllm:v1:' + k, JSON.stringify(v)); })(" + json.dumps(work) + ")")
     page.goto(url)
+    # The class page's first visit reloads itself once the service worker takes it (issue 52): the page audited
+    # is the one that stays, which says how it checks.
     page.wait_for_function("""() => document.documentElement.classList.contains('tl-js')
         && !document.querySelector('.tl-fallback')
+        && [...document.querySelectorAll('.tl-class')].every((c) => ['separated', 'refused'].includes(c.dataset.boundary))
         && [...document.querySelectorAll('.tl-progress')].every((p) => p.querySelector('table'))
         && [...document.querySelectorAll('.tl-cell')].every((c) => c.tlCell)""", timeout=60_000)
     page.wait_for_load_state("load")
