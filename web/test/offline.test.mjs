@@ -197,16 +197,24 @@ async function rewrite(browser, sw, path, body) {
   await cache.put(ORIGIN + path, new Response(body, { status: 200, headers: stored.headers }));
 }
 
-test("a rewritten file of the copy is never served: it is thrown away and downloaded again", async () => {
+/** The same version's service worker started again (a browser ends an idle one): nothing of the last in memory. */
+const restarted = (browser) => serviceWorker({ site: SITE, precache: GROUPED, browser });
+
+test("a rewritten file of the copy is never served: this lifetime serves what it hashed, the next one downloads it again", async () => {
   const { browser, sw } = await firstVisit("next/");
   await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
   assert.equal(await (await sw.serve("assets/tl/exercises/next.json")).text(), "{next}");
   const before = sw.downloads.length;
   await rewrite(browser, sw, "assets/tl/exercises/next.json", "{every test passes}");
-  assert.equal(await (await sw.serve("assets/tl/exercises/next.json")).text(), "{next}");
-  assert.deepEqual(sw.downloads.slice(before), ["assets/tl/exercises/next.json"]);
+  assert.equal(await (await sw.serve("assets/tl/exercises/next.json")).text(), "{next}", "the bytes it hashed");
+  assert.equal(sw.downloads.length, before);
+  const next = restarted(browser);
+  assert.equal(await (await next.serve("assets/tl/exercises/next.json")).text(), "{next}");
+  assert.deepEqual(next.downloads, ["assets/tl/exercises/next.json"], "hashed, found rewritten, downloaded again");
   const kept = await (await browser.caches.open(sw.cacheName)).match(ORIGIN + "assets/tl/exercises/next.json");
   assert.equal(await kept.text(), "{next}", "the copy holds the build's bytes again");
+  const served = await next.serve("assets/tl/exercises/next.json");
+  assert.equal(served.headers.get("X-TL-SHA256"), GROUPED.files.find(([u]) => u === "assets/tl/exercises/next.json")[1]);
 });
 
 test("offline, a rewritten file is refused with a 503 that says why, and a page likewise", async () => {
@@ -215,13 +223,14 @@ test("offline, a rewritten file is refused with a 503 that says why, and a page 
   await rewrite(browser, sw, "assets/tl/exercises/next.json", "{every test passes}");
   await rewrite(browser, sw, "next/", "<title>Next</title><script>steal()</script>");
   browser.offline = true;
-  const refused = await sw.serve("assets/tl/exercises/next.json");
+  const next = restarted(browser);
+  const refused = await next.serve("assets/tl/exercises/next.json");
   assert.equal(refused.status, 503);
   assert.match(await refused.text(), /changed on this device .* thrown away/);
-  const page = await sw.serve("next/", { mode: "navigate" });
+  const page = await next.serve("next/", { mode: "navigate" });
   assert.equal(page.status, 503);
   assert.doesNotMatch(await page.text(), /steal/);
-  assert.equal(await (await sw.serve("assets/tl/tl.js")).text(), SITE["assets/tl/tl.js"], "the rest still serves");
+  assert.equal(await (await next.serve("assets/tl/tl.js")).text(), SITE["assets/tl/tl.js"], "the rest still serves");
 });
 
 test("an update does not carry a rewritten entry over, though its hash header says it is unchanged", async () => {
@@ -264,4 +273,15 @@ test("a learner's worker script gets the policy; its requests are answered from 
   assert.equal(browser.elsewhere, undefined, "nothing went to another origin");
   const page = await sw.serve("assets/tl/nothing-here", { clientId: "page" });
   assert.equal(page.status, 404, "a page's own request goes to the host as before");
+});
+
+test("each file is hashed once in a worker's lifetime: what the install kept serves a spare without hashing", async () => {
+  const { browser, sw } = await firstVisit("next/");
+  await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
+  const before = sw.hashed.length;
+  for (let i = 0; i < 3; i += 1) assert.equal(await (await sw.serve("assets/pyodide/core.wasm")).text(), SITE["assets/pyodide/core.wasm"]);
+  assert.equal(sw.hashed.length, before, "kept by this worker: served from the bytes it hashed then");
+  const next = restarted(browser);
+  for (let i = 0; i < 3; i += 1) await next.serve("assets/pyodide/core.wasm");
+  assert.equal(next.hashed.length, 1, "a new lifetime hashes it once");
 });

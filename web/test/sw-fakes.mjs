@@ -127,8 +127,13 @@ export function serviceWorker({ site, precache, browser }) {
     clients: { claim: async () => {}, matchAll: async () => [{ postMessage: (m) => told.push(m) }],
       get: async (id) => (browser.clients || {})[id] },
   };
-  const context = vm.createContext({ self, caches: browser.caches, fetch: fakeFetch, crypto: globalThis.crypto,
-    Response, Headers, URL, console, setTimeout, clearTimeout });
+  const hashed = []; // the length of every body hashed
+  const crypto = { subtle: { digest: (algorithm, body) => {
+    hashed.push(body.byteLength);
+    return globalThis.crypto.subtle.digest(algorithm, body);
+  } } };
+  const context = vm.createContext({ self, caches: browser.caches, fetch: fakeFetch, crypto,
+    Response, Headers, URL, Blob, console, setTimeout, clearTimeout });
   const head = `const PRECACHE = ${JSON.stringify(precache)};\nconst HANDOFF = ${JSON.stringify(HANDOFF)};\n`
     + `const HASH = ${JSON.stringify(HASH)};\n`;
   vm.runInContext(head + SOURCE, context, { filename: "sw.js" });
@@ -156,7 +161,7 @@ export function serviceWorker({ site, precache, browser }) {
     return response;
   }
   return {
-    downloads, told, context, fire, ask, serve,
+    downloads, told, context, fire, ask, serve, hashed,
     install: () => fire("install"),
     activate: () => fire("activate"),
     /** scopeOf(page) with relative URLs in and out, sorted. */

@@ -6,9 +6,10 @@
  *   from the previous version's copy when its hash is unchanged, else from what the Python worker handed off
  *   (worker/boot/handoff.js handingOff), else from the HTTP cache (`only-if-cached`, which the page has just filled); a file
  *   fetched through this worker is kept as it passes. Every file is checked against its hash before it is kept, so
- *   a stale or truncated answer is never served offline, and again each time it is served or carried over to a
- *   new version (`intact`): the bytes, never the header a stored response carries. An entry rewritten on this
- *   device is thrown away and downloaded again, or refused offline with a 503 that says why.
+ *   a stale or truncated answer is never served offline, and again when it is served or carried over to a new
+ *   version (`verified`, once in this worker's lifetime: `memo`): the bytes, never the header a stored response
+ *   carries. An entry rewritten on this device is thrown away and downloaded again, or refused offline with a 503
+ *   that says why.
  * - What the learner uses, not the whole course (issue 34): files are downloaded only when a page asks
  *   (`tl-sw-fill`). main.js asks once Python is ready and the page is idle, unless the connection asks to save
  *   data, for that page's scope (`scopeOf`): the platform every page needs, and the page's unit, its chapter or
@@ -73,42 +74,57 @@ function isolate(response, policy = "") {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** The response to keep for `url`, or null unless it is a complete 200 with the build's bytes. */
+/**
+ * Files this worker has hashed in its lifetime (`verified`), by URL: their bytes as Blobs (immutable: a later
+ * write to Cache Storage cannot change them) and their type, served from here afterwards without reading or
+ * hashing again; up to MEMO_BYTES. So each file is hashed once a lifetime: on a first visit as the install keeps
+ * it, on a later visit as the first worker asks for it; a spare worker's start costs no hashing (issue 52).
+ */
+const MEMO_BYTES = 64 * 1024 * 1024;
+const memo = new Map();
+let memoBytes = 0;
+
+function remember(url, body, type) {
+  if (memo.has(url) || memoBytes + body.byteLength > MEMO_BYTES) return;
+  memo.set(url, new Blob([body], { type }));
+  memoBytes += body.byteLength;
+}
+
+/** A response carrying `body` (bytes already hashed) with its type and hash, and no other stored header. */
+const answer = (url, body, type) => new Response(body, { status: 200,
+  headers: { ...(type ? { "Content-Type": type } : {}), [HASH]: WANTED.get(url) } });
+
+/** `url` as this worker has already hashed it, or null. */
+function fromMemo(url) {
+  const blob = memo.get(url);
+  return blob ? answer(url, blob, blob.type) : null;
+}
+
+/**
+ * `response` made again from its bytes when they are the build's (a complete 200 whose sha256 is the list's), else
+ * null: for a file about to be kept, and for one the copy holds each time it is served or carried over to a new
+ * version. Any script of the site's origin can write Cache Storage (learner code in a lesson's worker can reach
+ * `caches`), so what the copy holds is never trusted for the hash header it carries: a rewritten hidden test, judge
+ * or page is thrown away, never used. Only the type of a stored response is kept: its other headers are not ours.
+ */
 async function verified(url, response) {
   const want = WANTED.get(url);
   if (!want || !response || response.status !== 200) return null;
   const body = await response.arrayBuffer();
   if (hex(await crypto.subtle.digest("SHA-256", body)).slice(0, want.length) !== want) return null;
-  const headers = new Headers(response.headers);
-  headers.delete("Content-Encoding"); // the body is stored decoded
-  headers.delete("Content-Length");
-  headers.set(HASH, want);
-  return new Response(body, { status: 200, statusText: response.statusText, headers });
+  const type = response.headers.get("Content-Type") || "";
+  remember(url, body, type);
+  return answer(url, body, type);
 }
 
-/**
- * `response`, a file of the copy as Cache Storage holds it, when its bytes are still the build's; else null. Any
- * script of the site's origin can write Cache Storage (learner code in a lesson's worker can reach `caches`), so
- * what the copy holds is hashed again each time it is served or carried over, and never trusted for the hash
- * header it carries: a rewritten hidden test, judge or page is thrown away, never used (issue 52). Hashing a copy
- * of the body leaves `response` itself to be served as stored (the browser keeps its compiled WebAssembly).
- */
-async function intact(url, response) {
-  const want = WANTED.get(url);
-  if (!want || !response || response.status !== 200) return null;
-  const body = await response.clone().arrayBuffer();
-  return hex(await crypto.subtle.digest("SHA-256", body)).slice(0, want.length) === want ? response : null;
-}
-
-/** The same file in an older version's copy: {same: its response when its bytes are the ones wanted, held:
- * whether that copy had the file at all}. A rewritten entry is not carried over: the update downloads the file. */
+/** The same file in an older version's copy: {same: it, made again from its bytes, when they are the ones wanted,
+ * held: whether that copy had the file at all}. A rewritten entry is not carried over: the update downloads it. */
 async function fromOlderCopy(url, older) {
   let held = false;
   for (const name of older) {
     const response = await (await caches.open(name)).match(url);
-    if (response && response.headers.get(HASH) === WANTED.get(url) && (await intact(url, response))) {
-      return { same: response, held: true };
-    }
+    const same = response && response.headers.get(HASH) === WANTED.get(url) ? await verified(url, response) : null;
+    if (same) return { same, held: true };
     held = held || Boolean(response);
   }
   return { same: null, held };
@@ -319,7 +335,7 @@ async function learnerAnswer(request) {
   const url = key(request.url);
   if (request.method !== "GET" || !WANTED.has(url)) return Response.error();
   const cache = await caches.open(CACHE);
-  const held = await intact(url, await cache.match(url));
+  const held = fromMemo(url) || (await verified(url, await cache.match(url)));
   if (held) return held;
   const response = await fetch(url, { credentials: "omit", cache: "no-cache" }).catch(() => null);
   return response || Response.error();
@@ -334,12 +350,17 @@ self.addEventListener("fetch", (event) => {
     if (!ours) return fetch(request);
     const cache = await caches.open(CACHE);
     const url = key(request.url);
-    let response = await cache.match(request, { ignoreSearch: true });
+    let response = WANTED.has(url) ? fromMemo(url) : null;
     let altered = false;
-    if (response && WANTED.has(url) && !(await intact(url, response))) {
-      altered = true; // rewritten on this device: thrown away, fetched again below
-      await cache.delete(url);
-      response = null;
+    if (!response) {
+      response = await cache.match(request, { ignoreSearch: true });
+      if (response && WANTED.has(url)) {
+        response = await verified(url, response);
+        if (!response) {
+          altered = true; // rewritten on this device: thrown away, fetched again below
+          await cache.delete(url);
+        }
+      }
     }
     if (!response && inflight.has(url)) response = (await inflight.get(url))?.clone();
     if (!response && WANTED.has(url)) {
@@ -365,8 +386,8 @@ self.addEventListener("fetch", (event) => {
       if (WANTED.has(url) && response.status === 200) event.waitUntil(keep(url, cache, response.clone()));
     }
     // Isolation needs the headers only on documents and worker scripts (same-origin subresources load under
-    // COEP without them). Everything else is returned as the cache holds it, which lets the browser serve it
-    // without pumping it through this worker, and keep its compiled-WebAssembly cache for the core.
+    // COEP without them). A file of the copy is served from the bytes hashed (the worker compiles the core from
+    // its zstd copy's bytes, so no compiled-WebAssembly cache is lost).
     if (isLearnerScript(request)) return isolate(response, LEARNER_POLICY);
     return request.mode === "navigate" || request.destination === "worker" ? isolate(response) : response;
   })());
