@@ -75,10 +75,12 @@ function isolate(response, policy = "") {
 }
 
 /**
- * Files this worker has hashed in its lifetime (`verified`), by URL: their bytes as Blobs (immutable: a later
- * write to Cache Storage cannot change them) and their type, served from here afterwards without reading or
- * hashing again; up to MEMO_BYTES. So each file is hashed once a lifetime: on a first visit as the install keeps
- * it, on a later visit as the first worker asks for it; a spare worker's start costs no hashing (issue 52).
+ * Files this worker has hashed in its lifetime (`verified`), by URL: their bytes, in this worker's own memory (no
+ * script of a page reaches them, so a later write to Cache Storage cannot change what is served), and their type,
+ * served from here afterwards without reading or hashing again; up to MEMO_BYTES. So each file is hashed once a
+ * lifetime: on a first visit as the install keeps it, on a later visit as the first worker asks for it; a spare
+ * worker's start costs no hashing (issue 52). Kept as ArrayBuffers: Blobs made of them, tried first, cost
+ * Chromium a copy into its blob store, and a first Check 1.6× slower (bench/README.md).
  */
 const MEMO_BYTES = 64 * 1024 * 1024;
 const memo = new Map();
@@ -86,7 +88,7 @@ let memoBytes = 0;
 
 function remember(url, body, type) {
   if (memo.has(url) || memoBytes + body.byteLength > MEMO_BYTES) return;
-  memo.set(url, new Blob([body], { type }));
+  memo.set(url, { body, type });
   memoBytes += body.byteLength;
 }
 
@@ -96,8 +98,8 @@ const answer = (url, body, type) => new Response(body, { status: 200,
 
 /** `url` as this worker has already hashed it, or null. */
 function fromMemo(url) {
-  const blob = memo.get(url);
-  return blob ? answer(url, blob, blob.type) : null;
+  const kept = memo.get(url);
+  return kept ? answer(url, kept.body, kept.type) : null; // a Response copies the bytes it is given
 }
 
 /**
