@@ -41,7 +41,7 @@ const moduleWorker = (url) => new Worker(url, { type: "module", name: workerName
 export const learnerWorker = (url) => {
   const marked = new URL(url);
   marked.searchParams.set("learner", "");
-  return new Worker(marked, { type: "module", name: workerName(browserStorage()) });
+  return moduleWorker(marked);
 };
 
 export class PythonWorker {

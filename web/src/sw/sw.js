@@ -299,7 +299,7 @@ function alteredOffline(url) {
   const text = `${url.slice(SCOPE.length)} was changed on this device after it was saved for offline use, so it `
     + "was thrown away rather than used. Connect to the internet once and reload: it is downloaded again.";
   return new Response(text, { status: 503, statusText: "Altered offline copy",
-    headers: { "Content-Type": "text/plain; charset=utf-8", "X-Tl-Altered": "1" } });
+    headers: { "Content-Type": "text/plain; charset=utf-8" } });
 }
 
 /**

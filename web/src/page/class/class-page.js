@@ -287,7 +287,6 @@ const OL_CLASS = "To grade the same folder, run ol class FOLDER in a terminal (p
  * @param {{container?: object, reload?: () => void, entry?: History|null, waitMs?: number, protocol: string}} how
  *   container: navigator.serviceWorker (absent: none); entry: the page's history, whose state (kept across a
  *   reload of the same entry) remembers the one reload
- * @returns {(why: string) => void} refuse: say that this page shows no verdicts, and why
  */
 function showBoundary(root, separate, { container, reload, entry, waitMs = CONTROL_WAIT_MS, protocol }) {
   const state = () => (entry?.state && typeof entry.state === "object" ? entry.state : {});
@@ -311,17 +310,18 @@ function showBoundary(root, separate, { container, reload, entry, waitMs = CONTR
   if (separate) {
     if (state()[ISOLATING]) mark(false);
     say("separated", "Each claimed pass is checked with the learner's code in a Python of its own, apart from the "
-      + "hidden tests, in a worker with no origin of its own, no storage and no network: it cannot forge a pass.");
-    return refuse;
+      + "hidden tests, in a worker that may ask nothing of the network but this site's own files and is cut off "
+      + "from its saved data: it cannot forge a pass.");
+    return;
   }
   if (!container || !/^https?:$/.test(protocol)) {
     refuse(protocol === "file:" ? "it is opened from a file, where a browser runs no service worker."
       : "this browser runs no service worker for this site (a private window may refuse one).");
-    return refuse;
+    return;
   }
   if (!entry || state()[ISOLATING]) {
     refuse("the page reloaded once under its offline copy and still did not come back cross-origin isolated.");
-    return refuse;
+    return;
   }
   say("isolating", "Getting ready to check apart: this page waits for its offline copy to be installed, then "
     + "reloads itself once. Nothing to do.");
@@ -342,7 +342,6 @@ function showBoundary(root, separate, { container, reload, entry, waitMs = CONTR
       refuse("its offline copy's service worker did not start (this browser or window may refuse one).");
     }, waitMs);
   }
-  return refuse;
 }
 
 /** A learner's worker of a separated check: a Python worker with nothing else to do, confined by the service
