@@ -21,6 +21,8 @@ def course_prints():
     """Every exercise's mutant fingerprints, from a clean validation (the build's cache, so the build reuses it)."""
     reports, errors = validate.validate_all(cache=manifest.cache_folder())
     assert errors == []
+    gaps = [w for r in reports for w in r.warnings if "cannot be diagnosed" in w]
+    assert gaps == [], "a mutant without a fingerprint:\n" + "\n".join(gaps)
     return {r.slug: r.prints for r in reports}
 
 

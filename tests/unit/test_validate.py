@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -568,3 +569,26 @@ def test_a_test_that_holds_only_in_one_interpreter_is_named(tmp_path):
     assert error.startswith(f"{at(tests_file, 'def test_total_is_a_function(')}: test_total_is_a_function failed "
                             "against the reference with its code in an interpreter of its own"), error
     assert "total should be a function" in error and "flaky" not in error
+
+
+def test_a_mutant_a_time_limit_ends_is_run_again_named_and_never_cached(tmp_path):
+    """A mutant whose test never returns has no fingerprint (checker/diagnosis.py): validation runs it twice (the
+    first time limit may be the machine's load), then warns at the mutant, naming the test the limit ended; the
+    cache keeps the others' fingerprints for the build, and the next validation runs the exercise again."""
+    folder = copy_fixture(tmp_path / "course", "t01-1")
+    edit(folder / "exercise.toml", "time_limit = 10", "time_limit = 1")
+    path = folder / "mutants" / "clamp-swapped.toml"
+    edit(path, 'replace = "    return max(min(x, lo), hi)"', 'replace = "    while True:\\n        pass"')
+    cache = tmp_path / "cache"
+    start = time.monotonic()
+    [report], errors = validate.validate_all(root=tmp_path / "course", cache=cache, runs=1, jobs=1)
+    assert time.monotonic() - start >= 2, "the time limit of 1 s ended the mutant's test twice"
+    assert errors == []
+    assert report.prints["clamp-swapped"] is None and report.prints["total-by-fsum"]
+    assert [w for w in report.warnings if "cannot be diagnosed" in w] == [
+        f"warning: {rel(path)}:1: mutant clamp-swapped cannot be diagnosed (a time limit ended test_clamp, run "
+        f"twice); learners making this mistake are not told"]
+    [stamp] = cache.glob("*.ok")
+    assert json.loads(stamp.read_text(encoding="utf-8"))["prints"]["clamp-swapped"] is None
+    [again], _ = validate.validate_all(root=tmp_path / "course", cache=cache, runs=1, jobs=1)
+    assert again.cached is False and again.prints["clamp-swapped"] is None
