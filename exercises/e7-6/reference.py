@@ -8,7 +8,7 @@ def _model(M, name):
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ValueError(f"{name} must be a V x V table, got shape {M.shape}")
-    if np.any(M < 0) or not np.allclose(M.sum(axis=1), 1.0, atol=1e-9):
+    if np.any(M < 0) or not np.allclose(M.sum(axis=1), 1.0, rtol=0, atol=1e-9):
         raise ValueError(f"every row of {name} must be a distribution summing to 1, got sums {M.sum(axis=1)}")
     return M
 
