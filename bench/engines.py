@@ -2,6 +2,7 @@
 
     python -m bench.engines [--engine chromium|firefox|webkit|phone] [--runs 3] [--site DIR] [--label NAME]
                             [--out bench/results] [--first-verdict [--network 20mbit]]
+                            [--against DIR [--name NAME]]
 
 For every run, a fresh browser (an empty profile) opens the bare page (bench/bare/) and reads when it could grade;
 another fresh browser opens the lesson page, reads when it could grade (the worker client's timeline, on the
@@ -22,6 +23,10 @@ the time from navigation to the verdict, over the bare page's ready in the same 
 time went: the worker's marks (web/src/worker/boot/context.js MARKS) and the check's moments, on the page's clock,
 medians of the runs, into `first-verdict-latest.md` (one column per engine or `--label`). `--network 20mbit`
 (Chromium only) puts the page, its workers and its service worker on bench/network.py's 20 Mbit/s, 40 ms line.
+
+`--against DIR` compares two builds where one run's spread is as large as the change: the other build's site and
+this one alternate run by run, each in a fresh browser, with no bare page: the ready, the first Check after 10 s
+and the check's own moments (how long it waited for the worker, how long it took there), medians and every run.
 """
 from __future__ import annotations
 
@@ -234,6 +239,64 @@ def served_copy(site: Path):
     return start_in_thread(root)
 
 
+def site_run(engine: str, play, url: str) -> dict:
+    """One fresh browser: the lesson's ready, then after 10 s of reading the first Check of E7.3, with the
+    check's moments from the page's timeline (sent, started in the worker, done; the tests' own bodies)."""
+    browser = launch(engine, play)
+    try:
+        t0 = time.monotonic()
+        browser.open(url + LESSON)
+        out = {"site_ready": browser.wait(SITE_READY)}
+        time.sleep(max(0.0, READ_S - (time.monotonic() - t0)))
+        out["first_check"], status = browser.js(CHECK, reference("e7-3"))
+        if status != "passed":
+            raise RuntimeError(f"{engine}: the reference did not pass: {status}")
+        check = browser.js("() => window.tinyllm.python.timeline.firstCheck || {}")
+    finally:
+        browser.close()
+    if check.get("sent") is not None:
+        out["waited for the worker"] = check["started"] - check["sent"]
+        out["in the worker"] = check["done"] - check["started"]
+        out["tests' bodies"] = check.get("tests")
+    return out
+
+
+def against_main(args) -> int:
+    """Two builds alternating run by run (`--against` first), fresh browsers: medians, each run, the ratio."""
+    from playwright.sync_api import sync_playwright
+
+    sides = {"before": Path(args.against), "after": Path(args.site)}
+    served = {side: served_copy(site) for side, site in sides.items()}
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    try:
+        with sync_playwright() as play:
+            for i in range(args.runs):
+                for side, (_, url) in served.items():
+                    runs[side].append(site_run(args.engine, play, url))
+                    print(f"{args.engine} {side}: run {i + 1}/{args.runs}: {runs[side][-1]}", file=sys.stderr)
+    finally:
+        for server, _ in served.values():
+            server.shutdown()
+    keys = [k for k in runs["after"][0] if all(r.get(k) is not None for rs in runs.values() for r in rs)]
+    lines = [f"# {args.engine}: {sides['before']} (before) and {sides['after']} (after), alternating run by run",
+             "", f"`python -m bench.engines --engine {args.engine} --runs {args.runs} --against …`; fresh browsers, "
+             f"ms on the page's clock; medians, then every run in order.", "",
+             "| ms | before | after | after ÷ before | before, each run | after, each run |",
+             "|---|---:|---:|---:|---|---|"]
+    for key in keys:
+        med = {side: statistics.median(r[key] for r in runs[side]) for side in sides}
+        each = {side: ", ".join(f"{r[key]:,.0f}" for r in runs[side]) for side in sides}
+        ratio = f"{med['after'] / med['before']:.2f}×" if med["before"] else "–"
+        lines.append(f"| {key.replace('_', ' ')} | {med['before']:,.0f} | {med['after']:,.0f} | {ratio} | "
+                     f"{each['before']} | {each['after']} |")
+    text = "\n".join(lines) + "\n"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{args.name or 'engines-' + args.engine + '-against'}.md").write_text(text)
+    print(text)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=["chromium", "firefox", "webkit", "phone"], default="chromium")
@@ -246,7 +309,14 @@ def main() -> int:
                         "and account for the time (first-verdict-latest.md)")
     parser.add_argument("--network", choices=["20mbit", "100mbit"], default="",
                         help="with --first-verdict: Chromium on that emulated line (bench/network.py PROFILES)")
+    parser.add_argument("--against", default="", metavar="DIR",
+                        help="another build's site/: the two alternate run by run (that one first), each run the "
+                             "ready and the first Check after 10 s with the check's own moments, no bare page")
+    parser.add_argument("--name", default="", help="with --against: the results' file name (default "
+                                                   "engines-<engine>-against)")
     args = parser.parse_args()
+    if args.against:
+        return against_main(args)
     server, url = served_copy(Path(args.site))
     if args.first_verdict:
         try:

@@ -111,20 +111,27 @@ def re_any(text: str, words: list[str]) -> bool:
 
 
 def test_a_million_printed_lines_keep_the_page_responsive(shared_page):
+    """The page's main thread never runs one task of a second or more while Python prints a million lines: its
+    longest task, as the browser's Long Tasks API times it (the page's own work, not the round trip of a test
+    driver that shares two cores with a second browser and the printing worker; that round trip once took
+    1.38 s here with no long task behind it to blame)."""
     page = shared_page
+    page.evaluate("""() => {
+        window.tlLongest = 0;
+        window.tlLongTasks = new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) window.tlLongest = Math.max(window.tlLongest, entry.duration);
+        });
+        window.tlLongTasks.observe({ type: "longtask" });
+    }""")
     set_code(page, SLUG, "for i in range(10**6):\n    print(i)\n")
     cell(page, SLUG).locator("button.tl-run").click()
     page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"][data-state="running"]')
-    worst = 0.0
-    while cell(page, SLUG).get_attribute("data-state") == "running":
-        t0 = time.monotonic()
-        page.evaluate("() => document.body.childElementCount")  # the main thread answers while Python prints
-        worst = max(worst, time.monotonic() - t0)
-        page.wait_for_timeout(100)
+    page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"]:not([data-state="running"])', timeout=120_000)
     assert cell(page, SLUG).get_attribute("data-status") == "ok"
     text = output(page)
     assert "[output truncated:" in text and len(text) < 120_000
-    assert worst < 1.0, f"the page froze for {worst:.2f} s"
+    worst = page.evaluate("() => { window.tlLongTasks.disconnect(); return window.tlLongest; }")
+    assert worst < 1000, f"the page froze for {worst / 1000:.2f} s"
     still_works(page)
 
 
