@@ -2,7 +2,7 @@
 
     python -m bench.engines [--engine chromium|firefox|webkit|phone] [--runs 3] [--site DIR] [--label NAME]
                             [--out bench/results] [--first-verdict [--network 20mbit]]
-                            [--against DIR [--name NAME]]
+                            [--against DIR [--repeat] [--name NAME]]
 
 For every run, a fresh browser (an empty profile) opens the bare page (bench/bare/) and reads when it could grade;
 another fresh browser opens the lesson page, reads when it could grade (the worker client's timeline, on the
@@ -239,9 +239,14 @@ def served_copy(site: Path):
     return start_in_thread(root)
 
 
-def site_run(engine: str, play, url: str) -> dict:
+REPEAT_AFTER_S = 20  # after the first Check, before the repeat visit: the service worker keeps the page's scope
+
+
+def site_run(engine: str, play, url: str, repeat: bool = False) -> dict:
     """One fresh browser: the lesson's ready, then after 10 s of reading the first Check of E7.3, with the
-    check's moments from the page's timeline (sent, started in the worker, done; the tests' own bodies)."""
+    check's moments from the page's timeline (sent, started in the worker, done; the tests' own bodies); with
+    `repeat` (Chromium), 20 s later the service worker stopped and the lesson opened again in the same browser:
+    that visit's ready (every file from the offline copy, hashed once by the new service worker)."""
     browser = launch(engine, play)
     try:
         t0 = time.monotonic()
@@ -252,6 +257,15 @@ def site_run(engine: str, play, url: str) -> dict:
         if status != "passed":
             raise RuntimeError(f"{engine}: the reference did not pass: {status}")
         check = browser.js("() => window.tinyllm.python.timeline.firstCheck || {}")
+        if repeat:
+            time.sleep(REPEAT_AFTER_S)
+            # A later visit: the browser has ended the idle service worker (DevTools' ServiceWorker.stopAllWorkers),
+            # so the next one starts with nothing in memory, as on another day.
+            session = browser.context.new_cdp_session(browser.page)
+            session.send("ServiceWorker.enable")
+            session.send("ServiceWorker.stopAllWorkers")
+            browser.open(url + LESSON)
+            out["repeat visit ready"] = browser.wait(SITE_READY)
     finally:
         browser.close()
     if check.get("sent") is not None:
@@ -272,7 +286,7 @@ def against_main(args) -> int:
         with sync_playwright() as play:
             for i in range(args.runs):
                 for side, (_, url) in served.items():
-                    runs[side].append(site_run(args.engine, play, url))
+                    runs[side].append(site_run(args.engine, play, url, args.repeat))
                     print(f"{args.engine} {side}: run {i + 1}/{args.runs}: {runs[side][-1]}", file=sys.stderr)
     finally:
         for server, _ in served.values():
@@ -312,6 +326,8 @@ def main() -> int:
     parser.add_argument("--against", default="", metavar="DIR",
                         help="another build's site/: the two alternate run by run (that one first), each run the "
                              "ready and the first Check after 10 s with the check's own moments, no bare page")
+    parser.add_argument("--repeat", action="store_true", help="with --against: each run also opens the lesson "
+                        "again 20 s after its first Check, its service worker stopped first, and reads that visit's ready (Chromium)")
     parser.add_argument("--name", default="", help="with --against: the results' file name (default "
                                                    "engines-<engine>-against)")
     args = parser.parse_args()

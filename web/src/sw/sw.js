@@ -75,48 +75,68 @@ function isolate(response, policy = "") {
 }
 
 /**
- * Files this worker has hashed in its lifetime (`verified`), by URL: their bytes, in this worker's own memory (no
- * script of a page reaches them, so a later write to Cache Storage cannot change what is served), and their type,
- * served from here afterwards without reading or hashing again; up to MEMO_BYTES. So each file is hashed once a
- * lifetime: on a first visit as the install keeps it, on a later visit as the first worker asks for it; a spare
- * worker's start costs no hashing (issue 52). Kept as ArrayBuffers: Blobs made of them, tried first, cost
- * Chromium a copy into its blob store, and a first Check 1.6× slower (bench/README.md).
+ * Files this worker has hashed in its lifetime (`verified`), by URL: their bytes and their type, served from here
+ * afterwards without reading or hashing again; up to MEMO_BYTES. A file read from the copy is kept as its stored
+ * response's Blob: a handle on the bytes on disk, not a copy, which the browser streams to the page as it did a
+ * stored response before issue 52, and which no later write to Cache Storage can change (a Blob never changes). A
+ * file on its way in from the network is kept as the ArrayBuffer it was hashed in: making a Blob of it costs
+ * Chromium a copy into its blob store, which slowed a first visit's first Check (bench/README.md, issue 52). So
+ * each file is hashed once a lifetime: on a first visit as the install keeps it, on a later visit as the first
+ * worker asks for it; a spare worker's start costs no hashing.
  */
 const MEMO_BYTES = 64 * 1024 * 1024;
 const memo = new Map();
 let memoBytes = 0;
+const sizeOf = (body) => (body instanceof Blob ? body.size : body.byteLength);
 
 function remember(url, body, type) {
-  if (memo.has(url) || memoBytes + body.byteLength > MEMO_BYTES) return;
+  if (memo.has(url) || memoBytes + sizeOf(body) > MEMO_BYTES) return;
   memo.set(url, { body, type });
-  memoBytes += body.byteLength;
+  memoBytes += sizeOf(body);
 }
 
-/** A response carrying `body` (bytes already hashed) with its type and hash, and no other stored header. */
+/** A response carrying `body` (bytes already hashed: a Blob or an ArrayBuffer) with its type and hash, and no
+ * other stored header. */
 const answer = (url, body, type) => new Response(body, { status: 200,
   headers: { ...(type ? { "Content-Type": type } : {}), [HASH]: WANTED.get(url) } });
 
 /** `url` as this worker has already hashed it, or null. */
 function fromMemo(url) {
   const kept = memo.get(url);
-  return kept ? answer(url, kept.body, kept.type) : null; // a Response copies the bytes it is given
+  return kept ? answer(url, kept.body, kept.type) : null;
 }
 
 /**
  * `response` made again from its bytes when they are the build's (a complete 200 whose sha256 is the list's), else
- * null: for a file about to be kept, and for one the copy holds each time it is served or carried over to a new
- * version. Any script of the site's origin can write Cache Storage (learner code in a lesson's worker can reach
- * `caches`), so what the copy holds is never trusted for the hash header it carries: a rewritten hidden test, judge
- * or page is thrown away, never used. Only the type of a stored response is kept: its other headers are not ours.
+ * null: for a file about to be kept (`stored` false: from the network), and for one the copy holds each time it is
+ * served or carried over to a new version. Any script of the site's origin can write Cache Storage (learner code in
+ * a lesson's worker can reach `caches`), so what the copy holds is never trusted for the hash header it carries: a
+ * rewritten hidden test, judge or page is thrown away, never used. Only the type of a stored response is kept: its
+ * other headers are not ours. What is served is the Blob or ArrayBuffer whose bytes were hashed.
  */
-async function verified(url, response) {
+async function verified(url, response, stored = true) {
   const want = WANTED.get(url);
   if (!want || !response || response.status !== 200) return null;
-  const body = await response.arrayBuffer();
-  if (hex(await crypto.subtle.digest("SHA-256", body)).slice(0, want.length) !== want) return null;
+  const body = stored ? await response.blob() : await response.arrayBuffer();
+  const bytes = stored ? await body.arrayBuffer() : body;
+  if (hex(await crypto.subtle.digest("SHA-256", bytes)).slice(0, want.length) !== want) return null;
   const type = response.headers.get("Content-Type") || "";
   remember(url, body, type);
   return answer(url, body, type);
+}
+
+/**
+ * `url`, a file of the build's list, as this worker serves it from what it holds: the bytes it has hashed, else
+ * the copy's entry once its bytes are found to be the build's. {response (null when neither), altered: the copy
+ * held an entry whose bytes were not the build's, now deleted}.
+ */
+async function fromCopy(cache, url) {
+  const kept = fromMemo(url);
+  if (kept) return { response: kept, altered: false };
+  const stored = await cache.match(url);
+  const response = stored ? await verified(url, stored) : null;
+  if (stored && !response) await cache.delete(url);
+  return { response, altered: Boolean(stored && !response) };
 }
 
 /** The same file in an older version's copy: {same: it, made again from its bytes, when they are the ones wanted,
@@ -147,7 +167,7 @@ const inflight = new Map();
 /** Keep `response` (or, when it is a promise, what it resolves to) as `url`'s copy once it is verified. */
 function keep(url, cache, response) {
   if (!inflight.has(url)) {
-    const kept = Promise.resolve(response).then((r) => verified(url, r))
+    const kept = Promise.resolve(response).then((r) => verified(url, r, false))
       .then(async (r) => {
         if (r) await cache.put(url, r.clone());
         return r;
@@ -178,7 +198,7 @@ async function fill({ changed = false, download = [] } = {}) {
     const { same, held: hadIt } = await fromOlderCopy(url, older);
     let response = same || (await fromHandoff(url));
     if (!response) {
-      response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }));
+      response = await verified(url, await quietFetch(url, { cache: "only-if-cached", mode: "same-origin" }), false);
     }
     if (response) await cache.put(url, response);
     else if (wanted.has(url) || (changed && hadIt)) await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
@@ -336,8 +356,7 @@ async function fromLearner(event) {
 async function learnerAnswer(request) {
   const url = key(request.url);
   if (request.method !== "GET" || !WANTED.has(url)) return Response.error();
-  const cache = await caches.open(CACHE);
-  const held = fromMemo(url) || (await verified(url, await cache.match(url)));
+  const { response: held } = await fromCopy(await caches.open(CACHE), url);
   if (held) return held;
   const response = await fetch(url, { credentials: "omit", cache: "no-cache" }).catch(() => null);
   return response || Response.error();
@@ -352,18 +371,9 @@ self.addEventListener("fetch", (event) => {
     if (!ours) return fetch(request);
     const cache = await caches.open(CACHE);
     const url = key(request.url);
-    let response = WANTED.has(url) ? fromMemo(url) : null;
-    let altered = false;
-    if (!response) {
-      response = await cache.match(request, { ignoreSearch: true });
-      if (response && WANTED.has(url)) {
-        response = await verified(url, response);
-        if (!response) {
-          altered = true; // rewritten on this device: thrown away, fetched again below
-          await cache.delete(url);
-        }
-      }
-    }
+    // A file of the copy rewritten on this device (`altered`) is thrown away and fetched again below.
+    let { response, altered } = WANTED.has(url) ? await fromCopy(cache, url)
+      : { response: await cache.match(request, { ignoreSearch: true }), altered: false };
     if (!response && inflight.has(url)) response = (await inflight.get(url))?.clone();
     if (!response && WANTED.has(url)) {
       // Downloaded by a Python worker this worker did not control (the first one of a first visit): a second
