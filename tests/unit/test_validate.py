@@ -571,7 +571,7 @@ def test_a_test_that_holds_only_in_one_interpreter_is_named(tmp_path):
     assert "total should be a function" in error and "flaky" not in error
 
 
-def test_a_mutant_a_time_limit_ends_is_run_again_named_and_never_cached(tmp_path):
+def test_a_mutant_a_time_limit_ends_is_run_twice_named_and_validated_again(tmp_path):
     """A mutant whose test never returns has no fingerprint (checker/diagnosis.py): validation runs it twice (the
     first time limit may be the machine's load), then warns at the mutant, naming the test the limit ended; the
     cache keeps the others' fingerprints for the build, and the next validation runs the exercise again."""
