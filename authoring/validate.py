@@ -353,15 +353,17 @@ def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: st
         # learner's failing check is compared with (checker/diagnosis.py).
         only = [mutant.fails] if gate and mutant.name != first else []
         got = run_solution(ex, source, deps, workdir, only=only)
-        if not only and diagnosis.fingerprint(got) is None and got.get("status") != "passed":
+        found = None if only else diagnosis.fingerprint(got)
+        if not only and found is None and got.get("status") != "passed":
             # A time limit that ended one of its tests may be the machine's load (CI validates beside apt-get):
             # once more before it is taken as the mutant's own, with no known mistake for learners to be told.
             got = run_solution(ex, source, deps, workdir)
+            found = diagnosis.fingerprint(got)
         outcome = next((t["outcome"] for t in got["tests"] if t["name"] == mutant.fails), "missing")
         report.outcomes[f"mutant:{mutant.name}"] = {mutant.fails: outcome}
         if not only:
-            report.prints[mutant.name] = diagnosis.fingerprint(got)
-            if report.prints[mutant.name] is None:
+            report.prints[mutant.name] = found
+            if found is None:
                 report.undiagnosed[mutant.name] = _why_undiagnosed(got)
         if outcome == "passed":
             report.errors.append(f"{rel(mutant.path)}:{manifest.line_of_field(mutant.path, 'fails')}: mutant "

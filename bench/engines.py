@@ -118,18 +118,8 @@ def bare_ready(engine: str, play, url: str, network: dict | None = None, attempt
 
 def one_run(engine: str, play, url: str) -> dict:
     out = {"bare_ready": bare_ready(engine, play, url)}
-    browser = launch(engine, play)
-    try:
-        t0 = time.monotonic()
-        browser.open(url + LESSON)
-        out["site_ready"] = browser.wait(SITE_READY)
-        time.sleep(max(0.0, READ_S - (time.monotonic() - t0)))
-        out["first_check"], status = browser.js(CHECK, reference("e7-3"))
-        if status != "passed":
-            raise RuntimeError(f"{engine}: the reference did not pass: {status}")
-    finally:
-        browser.close()
-    return out
+    site = site_run(engine, play, url)
+    return {**out, "site_ready": site["site_ready"], "first_check": site["first_check"]}
 
 
 STRAIGHT_AWAY = """async (code) => {
@@ -331,6 +321,8 @@ def main() -> int:
     parser.add_argument("--name", default="", help="with --against: the results' file name (default "
                                                    "engines-<engine>-against)")
     args = parser.parse_args()
+    if args.repeat and args.engine not in ("chromium", "phone"):
+        raise SystemExit("--repeat stops the service worker through Chromium's DevTools: chromium or phone only")
     if args.against:
         return against_main(args)
     server, url = served_copy(Path(args.site))
