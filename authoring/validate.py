@@ -372,7 +372,7 @@ def _run_mutants(ex: Exercise, reference: str, deps: dict[str, str], workdir: st
 
 def _why_undiagnosed(got: dict) -> str:
     """Why a mutant's run has no fingerprint, in a few words: the tests a time limit ended, or the phase."""
-    ended = [t["name"] for t in got.get("tests") or () if str(t.get("case", "")).endswith("timeout")]
+    ended = [t["name"] for t in got.get("tests") or () if diagnosis.ended_by_time_limit(t)]
     if ended:
         return "a time limit ended " + ", ".join(ended)
     return f"the suite did not run on it (phase {got.get('phase')}, status {got.get('status')}: " \

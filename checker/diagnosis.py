@@ -45,6 +45,11 @@ NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*)$", re.S)
 PASSED = "passed"
 
 
+def ended_by_time_limit(test: Mapping) -> bool:
+    """Whether a time limit ended this test (the judge's case says so): its failure says nothing about the code."""
+    return str(test.get("case", "")).endswith("timeout")
+
+
 def fingerprint(result: Mapping) -> list[str] | None:
     """How a check failed, as a sorted list of `name outcome case` for every test that did not pass; None when
     the check cannot be diagnosed (module docstring)."""
@@ -52,7 +57,7 @@ def fingerprint(result: Mapping) -> list[str] | None:
         return None
     tests = result.get("tests") or []
     failed = [t for t in tests if isinstance(t, Mapping) and t.get("outcome") != "passed"]
-    if not failed or any(str(t.get("case", "")).endswith("timeout") for t in failed):
+    if not failed or any(ended_by_time_limit(t) for t in failed):
         return None
     return sorted(f"{t.get('name')} {t.get('outcome')} {t.get('case', '-')}" for t in failed)
 
