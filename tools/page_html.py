@@ -3,7 +3,7 @@
 A lesson is long (tables, formulas, several code cells), and a phone's main thread is slow: laying the whole of
 it out, and laying it out again each time the theme's scripts read a size after changing the page, kept a big
 lesson's main thread busy for seconds (issue 51, bench/README.md "Each kind of page on a phone"). Three changes,
-made to the HTML the generator wrote, so they hold for MkDocs' build and Zensical's alike:
+made to the HTML the generator wrote, so they hold for MkDocs' build and Zensical's alike (and a fourth, below):
 
 - **Folds.** The article's prose, tables, formulas and code between its h2 and h3 headings and its widgets go
   into `<div class="tl-fold">`, which tl.css gives `content-visibility: auto`: a fold out of view is neither
@@ -24,6 +24,12 @@ made to the HTML the generator wrote, so they hold for MkDocs' build and Zensica
   each read a layout of the whole page; the page's script does the same jobs (the palette switch, the table of
   contents' current section, back to top, a details element opened for its anchor or for printing, search terms
   highlighted) with observers that never force one.
+
+And **the sidebars without their indentation.** The theme's templates indent the navigation and the table of
+contents with runs of spaces and newlines, about 40% of the sidebars' bytes. Every page carries the sidebars
+(mkdocs.yml's `navigation.prune` keeps them to the page's own section in full and one link per other section, so
+they grow with the course by one link a section); each run of white space there becomes one space, which
+renders the same, as the sidebars hold no preformatted text (a sidebar that does is left as it is).
 """
 from __future__ import annotations
 
@@ -162,11 +168,22 @@ def own_components(page: str) -> str:
     return page
 
 
+SIDEBARS = re.compile(r'<div class="md-sidebar md-sidebar--primary".*?(?=<div class="md-content")', re.S)
+PREFORMATTED = re.compile(r"<(pre|textarea)\b")
+
+
+def compact_sidebars(page: str) -> str:
+    """The sidebars (both, from the primary one to the content) with each run of white space one space."""
+    def compact(m: re.Match) -> str:
+        return m[0] if PREFORMATTED.search(m[0]) else re.sub(r"\s+", " ", m[0])
+    return SIDEBARS.sub(compact, page, count=1)
+
+
 def reshape(page: str) -> str:
-    """All three, once: a page already reshaped (its content component renamed) is left as it is."""
+    """All four, once: a page already reshaped (its content component renamed) is left as it is."""
     if 'data-tl-component="content"' in page:
         return page
-    return own_components(fold(wrap_tables(page)))
+    return compact_sidebars(own_components(fold(wrap_tables(page))))
 
 
 def write(site: Path) -> int:

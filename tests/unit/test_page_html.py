@@ -115,3 +115,21 @@ def test_a_read_only_block_folds_like_prose_unless_a_widget_is_inside():
     html = page_html.fold(page(f"<h2>A</h2>\n{PROSE}{catalogue}{PROSE}{section}{PROSE}{PROSE}"))
     assert in_fold(html, 'data-tl-block="tests"'), "the catalogue is in a fold"
     assert not in_fold(html, 'data-tl-block="chapter-section"'), "a section with a widget inside is not"
+
+
+def test_the_sidebars_lose_their_indentation_and_nothing_else_does():
+    sidebars = ('<div class="md-sidebar md-sidebar--primary" data-md-component="sidebar">\n  <ul>\n    <li>\n'
+                '      <a href="../e7/" class="md-nav__link">\n        <span>E7   Speculative\n  decoding</span>\n'
+                '      </a>\n    </li>\n  </ul>\n</div>\n<div class="md-sidebar md-sidebar--secondary">\n  <nav>\n'
+                '    <a href="#a">A</a>\n  </nav>\n</div>\n')
+    code = "<pre><code>x  =  1\n    y</code></pre>\n"
+    built = page(PROSE + code).replace('<div class="md-content"', sidebars + '<div class="md-content"')
+    html = page_html.reshape(built)
+    start, end = html.index('<div class="md-sidebar'), html.index('<div class="md-content"')
+    assert not re.search(r"\s\s", html[start:end])
+    assert ('<a href="../e7/" class="md-nav__link"> <span>E7 Speculative decoding</span> </a>'
+            in html[start:end]), "one space where there was white space: the same text, the same rendering"
+    assert code in html and PROSE in html, "the page's own white space is kept"
+    with_pre = built.replace("<a href=\"#a\">A</a>", "<pre>a  b</pre>")
+    kept = page_html.reshape(with_pre)
+    assert "<pre>a  b</pre>" in kept and "\n    <li>\n" in kept, "a sidebar with preformatted text is left alone"
