@@ -12,8 +12,9 @@ JavaScript, JSON and WebAssembly as GitHub Pages or Netlify do.
 
 With `--before DIR`, another build of the site is audited in the same run, page for page (the pages are chosen
 from `--site`'s kinds), the two interleaved so that whatever else the machine does falls on both alike. With
-`--theme`, so are copies of the site, each giving one of the theme's components that the build hands to the
-page (tools/page_html.py OWN_COMPONENTS) back to mkdocs-material's script: what each costs. `--also LABEL=DIR` adds
+`--theme`, so are copies of the site with mkdocs-material's script run as the page loads, alone and giving back
+to it each of the theme's components that the build hands to the page (tools/page_html.py OWN_COMPONENTS): what
+each costs. `--also LABEL=DIR` adds
 more builds (a step of the work) between the two. Every
 figure is the median of the runs. A benchmark, never a test: nothing here asserts a score or a time; the issue's
 targets are printed beside the figures.
@@ -155,13 +156,17 @@ def table(results: dict, pages: list[tuple[str, str]]) -> str:
 
 
 def theme_variants(site: Path, into: Path) -> dict[str, Path]:
-    """Copies of a built site in which one of the theme's components that tools/page_html.py hands to the page
-    (content, toc, top) is given back to mkdocs-material's script: what each of theirs costs a phone against the
-    page's own (web/src/page/theme.js). Only the pages are copied; the rest is linked."""
+    """Copies of a built site in which mkdocs-material's script runs as the page loads, as it did before the build
+    left it to the page (tools/page_html.py), alone ("theme's script") and with one of the theme's components that
+    the build hands to the page given back to it: what each of theirs costs a phone against the page's own
+    (web/src/page/theme.js). Only the pages are copied; the rest is linked."""
+    import re
+
     from tools import page_html
 
+    inert = re.compile(r'<script type="text/x-tl-later" data-tl="theme-script" data-src="([^"]*)"></script>')
     variants = {}
-    for name in page_html.OWN_COMPONENTS:
+    for name in ("script", *page_html.OWN_COMPONENTS):
         copy = into / f"theme-{name}"
         for path in site.iterdir():
             (copy / path.name).parent.mkdir(parents=True, exist_ok=True)
@@ -173,6 +178,7 @@ def theme_variants(site: Path, into: Path) -> dict[str, Path]:
             if page.is_symlink():
                 continue
             text = page.read_text(encoding="utf-8")
+            text = inert.sub(r'<script src="\1"></script>', text)
             page.write_text(text.replace(f'data-tl-component="{name}"', f'data-md-component="{name}"'),
                             encoding="utf-8")
         variants[f"theme's {name}"] = copy

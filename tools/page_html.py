@@ -3,7 +3,7 @@
 A lesson is long (tables, formulas, several code cells), and a phone's main thread is slow: laying the whole of
 it out, and laying it out again each time the theme's scripts read a size after changing the page, kept a big
 lesson's main thread busy for seconds (issue 51, bench/README.md "Each kind of page on a phone"). Three changes,
-made to the HTML the generator wrote, so they hold for MkDocs' build and Zensical's alike (and a fourth, below):
+made to the HTML the generator wrote, so they hold for MkDocs' build and Zensical's alike (and two more, below):
 
 - **Folds.** The article's prose, tables, formulas and code between its h2 and h3 headings and its widgets go
   into `<div class="tl-fold">`, which tl.css gives `content-visibility: auto`: a fold out of view is neither
@@ -17,19 +17,30 @@ made to the HTML the generator wrote, so they hold for MkDocs' build and Zensica
   shorter than `MIN_LINES` is left as it is.
 - **Tables wrapped here**, in the markup the theme's script would put around them at load
   (`md-typeset__scrollwrap` > `md-typeset__table`): a wide table scrolls in its own box on a phone.
-- **The theme's content, table-of-contents, back-to-top and palette components are left to the page's own
-  script** (web/src/page/theme.js): their `data-md-component` becomes `data-tl-component`, so mkdocs-material's
-  script does not mount them. Theirs read element sizes after changing the page, once per code block and again
-  at every change of the page's height, and the palette's restyled the whole page three times as it loaded,
-  each read a layout of the whole page; the page's script does the same jobs (the palette switch, the table of
-  contents' current section, back to top, a details element opened for its anchor or for printing, search terms
-  highlighted) with observers that never force one.
+- **The theme's content, table-of-contents, back-to-top, palette and header-title components are left to the
+  page's own script** (web/src/page/theme.js): their `data-md-component` becomes `data-tl-component`, so
+  mkdocs-material's script does not mount them. Theirs read element sizes after changing the page, once per
+  code block and again at every change of the page's height, and the palette's restyled the whole page three
+  times as it loaded, each read a layout of the whole page; the page's script does the same jobs (the palette
+  switch, the table of contents' current section, back to top, a details element opened for its anchor or for
+  printing, search terms highlighted, the header's title) with observers that never force one.
 
-And **the sidebars without their indentation.** The theme's templates indent the navigation and the table of
-contents with runs of spaces and newlines, about 40% of the sidebars' bytes. Every page carries the sidebars
-(mkdocs.yml's `navigation.prune` keeps them to the page's own section in full and one link per other section, so
-they grow with the course by one link a section); each run of white space there becomes one space, which
-renders the same, as the sidebars hold no preformatted text (a sidebar that does is left as it is).
+And two more:
+
+- **The theme's script when it is needed.** mkdocs-material's bundle (RxJS and every component) was the page's
+  largest task on a phone after the folds: parsed, run and mounted in one piece as the page loads (issue 51's
+  Lighthouse runs: total blocking time 253-378 ms on the lesson pages). Its tag becomes an inert one
+  (`type="text/x-tl-later"`, the address in `data-src`) that web/src/page/theme.js `themeScriptLater` loads:
+  at once on a screen where the theme's sidebars are boxes it sizes (960 px and wider),
+  and elsewhere at the reader's first use of what only it does: the search (its box, its button, its keys) or a
+  keyboard shortcut, whose key is then given to it. The header's title is the page's to mount too
+  (`header-title` above: the page's title once the heading has scrolled away).
+- **The sidebars without their indentation.** The theme's templates indent the navigation and the table of
+  contents with runs of spaces and newlines, about 40% of the sidebars' bytes. Every page carries the sidebars
+  (mkdocs.yml's `navigation.prune` keeps them to the page's own section in full and one link per other
+  section, so they grow with the course by one link a section); each run of white space there becomes one
+  space, which renders the same, as the sidebars hold no preformatted text (a sidebar that does is left as it
+  is).
 """
 from __future__ import annotations
 
@@ -45,7 +56,9 @@ LIVE = {"tl-offline"}
 # Blocks that are read, not used: a chapter's shared section, the tests' catalogue (its rows take their outcomes
 # as data, never as a size) and the mutants' table. They fold like prose, unless a widget is inside.
 STILL = {"chapter-section", "tests", "mutants"}
-OWN_COMPONENTS = ("content", "toc", "top", "palette")
+OWN_COMPONENTS = ("content", "toc", "top", "palette", "header-title")
+# The theme's script (mkdocs-material's and Zensical's bundle: one classic script tag at the end of the body).
+THEME_SCRIPT = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 # A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code and
 # displayed formula, on a phone (390 px) and a wide screen (1280 px): fitted by least squares to the drawn height
 # of the course's 88 folds (`python -m bench.fold_heights` prints the fit and its error: a median of 12-13 %).
@@ -179,11 +192,17 @@ def compact_sidebars(page: str) -> str:
     return SIDEBARS.sub(compact, page, count=1)
 
 
+def theme_script_later(page: str) -> str:
+    """The theme's script tag made inert, for the page's script to load when it is needed."""
+    return THEME_SCRIPT.sub(r'<script type="text/x-tl-later" data-tl="theme-script" data-src="\1"></script>', page,
+                            count=1)
+
+
 def reshape(page: str) -> str:
-    """All four, once: a page already reshaped (its content component renamed) is left as it is."""
+    """All of them, once: a page already reshaped (its content component renamed) is left as it is."""
     if 'data-tl-component="content"' in page:
         return page
-    return compact_sidebars(own_components(fold(wrap_tables(page))))
+    return theme_script_later(compact_sidebars(own_components(fold(wrap_tables(page)))))
 
 
 def write(site: Path) -> int:

@@ -59,7 +59,7 @@ def post_build(site: Path, course: Course) -> list[str]:
         math_font.write(site)  # after the formulas: the font holds what they draw
     except math_font.MathFontError as exc:
         raise StepError(str(exc)) from None
-    page_html.write(site)  # folds, tables wrapped, the theme's components the page mounts itself
+    page_html.write(site)  # folds, tables wrapped, the theme's components and script the page mounts itself
     try:
         mistakes = bundle.known_mistakes(course.exercises, manifest.cache_folder())
     except LookupError as exc:

@@ -27,7 +27,9 @@ def phone(browser):
                               has_touch=True)
     ctx.on("request", lambda r: recorder.requests.append(r.url))
     ctx.on("page", lambda p: p.on("pageerror", lambda e: recorder.errors.append(str(e))))
-    yield ctx.new_page()
+    page = ctx.new_page()
+    page.recorder = recorder
+    yield page
     ctx.close()
     assert recorder.foreign() == [], f"requests left localhost: {recorder.foreign()}"
     assert recorder.errors == [], f"the page threw: {recorder.errors}"
@@ -105,3 +107,28 @@ def test_the_closed_drawer_opens_with_its_links_drawn_and_working(phone, fixture
     assert link.bounding_box()["width"] > 0
     link.tap()
     phone.wait_for_url("**/t1/")
+
+
+def test_the_theme_script_waits_for_the_search_which_a_tap_opens_and_a_heading_link_closes_the_menu(phone, fixture_url):
+    """On a phone the theme's script (mkdocs-material's bundle) is not loaded with the page (tools/page_html.py):
+    nothing is blocked by it while the learner reads. Tapping the search button focuses the search box in that tap
+    (a phone's keyboard comes up), loads the script, and the search finds the lesson. Following a link to a heading
+    closes the menu without it (web/src/page/theme.js closeOnTarget)."""
+    phone.goto(fixture_url + LESSON)
+    wait_python(phone, SLUG)
+    theme = lambda: [u for u in phone.recorder.requests if "/assets/javascripts/bundle." in u]  # noqa: E731
+    phone.locator('.md-header label[for="__drawer"]').tap()
+    assert phone.locator("#__drawer").is_checked()
+    heading = phone.evaluate("document.querySelector('article h2[id]').id")
+    phone.evaluate("(id) => { location.hash = '#' + id; }", heading)
+    phone.wait_for_function("() => !document.getElementById('__drawer').checked")
+    assert theme() == [], "the theme's script was loaded before the search was used"
+    phone.locator('label.md-header__button[for="__search"]').tap()
+    assert phone.evaluate("document.activeElement.classList.contains('md-search__input')"), "the box has the keyboard"
+    phone.wait_for_function("() => !/Initializing/i.test("
+                            "document.querySelector('.md-search-result__meta').textContent)", timeout=60_000)
+    assert len(theme()) == 1
+    phone.keyboard.type("seeded")  # the theme searches on keyup
+    phone.wait_for_function("() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=15_000)
+    titles = phone.locator(".md-search-result__item h1, .md-search-result__item h2").all_inner_texts()
+    assert any("Fixture lesson" in t for t in titles), titles

@@ -133,3 +133,14 @@ def test_the_sidebars_lose_their_indentation_and_nothing_else_does():
     with_pre = built.replace("<a href=\"#a\">A</a>", "<pre>a  b</pre>")
     kept = page_html.reshape(with_pre)
     assert "<pre>a  b</pre>" in kept and "\n    <li>\n" in kept, "a sidebar with preformatted text is left alone"
+
+
+def test_the_theme_script_is_left_for_the_page_to_load_and_other_scripts_are_not():
+    theme = '<script src="../../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
+    ours = '<script src="../../assets/tl/tl.js" type="module"></script>'
+    html = page_html.reshape(page(PROSE).replace("</body>", theme + ours + "</body>"))
+    assert theme not in html and ours in html
+    assert ('<script type="text/x-tl-later" data-tl="theme-script" '
+            'data-src="../../assets/javascripts/bundle.a5f9d56c.min.js"></script>') in html
+    assert 'data-tl-component="header-title"' in page_html.reshape(
+        page(PROSE).replace("<body>", '<body><div data-md-component="header-title"></div>'))

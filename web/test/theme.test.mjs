@@ -3,7 +3,8 @@
 // markup in a browser is tests/e2e/test_lesson.py's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { backToTop, followContents, highlightSearch, mountPalette, openDetails, searchPattern } from "../src/page/theme.js";
+import { backToTop, closeOnTarget, followContents, headerTitle, highlightSearch, mountPalette, openDetails, searchPattern,
+  THEME_SCRIPT_AT, themeScriptLater } from "../src/page/theme.js";
 import { page, tick } from "./fakes.mjs";
 
 const TOC = `<nav><ul data-tl-component="toc">
@@ -178,4 +179,129 @@ test("the palette: the page's drawn palette is left alone, a dark system's is ap
   paletteWindow(saved.window, { dark: true, saved: { index: 0, color: {} } });
   mountPalette(saved.document, saved.window, () => {});
   assert.equal(saved.document.body.getAttribute("data-md-color-scheme"), "default", "a saved choice wins");
+});
+
+test("the header shows the page's title once the page's heading has gone under the header, the site's before", () => {
+  const { document, window } = page(`<header><div class="md-header__title" data-tl-component="header-title">
+    </div></header><div class="md-content"><article><h1>The page</h1><p>text</p></article></div>`);
+  const { observers } = windowWith(window);
+  headerTitle(document, window);
+  const [observer] = observers;
+  const h1 = document.querySelector("h1");
+  assert.deepEqual(observer.watched, [h1]);
+  const title = document.querySelector(".md-header__title");
+  const report = (top, height = 40) => observer.callback([{ target: h1, rootBounds: { top: 64 },
+    boundingClientRect: { top, bottom: top + height, height } }]);
+  report(100);
+  assert.ok(!title.classList.contains("md-header__title--active"), "the heading is in view");
+  report(40);
+  assert.ok(!title.classList.contains("md-header__title--active"), "half of it is still below the header");
+  report(10);
+  assert.ok(title.classList.contains("md-header__title--active"), "all of it has gone under the header");
+  report(-200, 0);
+  assert.ok(!title.classList.contains("md-header__title--active"), "a heading not drawn is no heading passed");
+});
+
+const THEMED = `<header><label class="md-header__button" for="__search">search</label>
+  <div class="md-search"><input class="md-search__input"></div></header>
+  <main><textarea class="tl-editor"></textarea><button class="tl-check">Check</button></main>
+  <script type="text/x-tl-later" data-tl="theme-script" data-src="../assets/javascripts/bundle.0123abcd.min.js">
+  </script>`;
+
+/** A page whose theme script tag is inert, on a screen `wide` or not; what the loader loaded and dispatched. */
+function themed({ wide = false, href } = {}) {
+  const { document, window } = page(THEMED);
+  windowWith(window, href);
+  const media = [];
+  window.matchMedia = (q) => { const m = { q, matches: wide && q === THEME_SCRIPT_AT, listeners: [],
+    addEventListener: (t, fn) => m.listeners.push(fn) }; media.push(m); return m; };
+  window.KeyboardEvent = class extends window.Event {
+    constructor(type, init) { super(type, init); Object.assign(this, { key: init.key, code: init.code }); }
+  };
+  const dispatched = [];
+  const dispatch = window.dispatchEvent.bind(window);
+  window.dispatchEvent = (e) => { if (e.type === "keydown") dispatched.push(e.key); return dispatch(e); };
+  const scripts = () => [...document.querySelectorAll("script[src]")];
+  const key = (key, target = document.body, more = {}) => {
+    const event = new window.Event("keydown", { bubbles: true, cancelable: true });
+    Object.assign(event, { key, ...more });
+    target.dispatchEvent(event);
+    return event;
+  };
+  return { document, window, media, dispatched, scripts, key };
+}
+
+test("the theme's script waits on a phone until its search or one of its keys is used, then gets that key", async () => {
+  const { document, window, scripts, key, dispatched } = themed();
+  themeScriptLater(document, window);
+  assert.deepEqual(scripts(), [], "not with the page on a narrow screen");
+  key("s", document.querySelector("textarea"));
+  key("n", document.body, { ctrlKey: true });
+  key("Enter", document.querySelector(".tl-check"));
+  key("x");
+  assert.deepEqual(scripts(), [], "typing in a field, a shortcut of the browser's, Enter on Check, another key");
+  const slash = key("/");
+  assert.ok(slash.defaultPrevented, "the browser's quick find does not take the search key");
+  const [script] = scripts();
+  assert.equal(script.getAttribute("src"), "../assets/javascripts/bundle.0123abcd.min.js");
+  key("p");
+  assert.equal(scripts().length, 1, "loaded once");
+  assert.deepEqual(dispatched, [], "the key waits for the script to have run");
+  script.onload();
+  await tick();
+  assert.deepEqual(dispatched, ["/", "p"], "each key, in order, once it runs");
+});
+
+test("the theme's script loads for the search button, which focuses the search box in the same tap", () => {
+  const { document, window, scripts } = themed();
+  let focused = null;
+  document.querySelector(".md-search__input").focus = function () { focused = this; };
+  themeScriptLater(document, window);
+  document.querySelector('label[for="__search"]').dispatchEvent(new window.Event("click", { bubbles: true }));
+  assert.equal(focused, document.querySelector(".md-search__input"));
+  assert.equal(scripts().length, 1);
+  const other = themed();
+  themeScriptLater(other.document, other.window);
+  other.document.querySelector(".md-search__input").dispatchEvent(new other.window.Event("focusin",
+    { bubbles: true }));
+  assert.equal(other.scripts().length, 1, "the search box focused (a wide screen's, or by Tab)");
+});
+
+test("the theme's script loads at once where it sizes the sidebars, or for a search in the address", () => {
+  const wide = themed({ wide: true });
+  themeScriptLater(wide.document, wide.window);
+  assert.equal(wide.scripts().length, 1);
+  const narrow = themed();
+  themeScriptLater(narrow.document, narrow.window);
+  narrow.media.find((m) => m.q === THEME_SCRIPT_AT).listeners.forEach((fn) => fn({ matches: true }));
+  assert.equal(narrow.scripts().length, 1, "a phone turned or a window widened to that size");
+  const linked = themed({ href: "http://site/page/?q=residual" });
+  themeScriptLater(linked.document, linked.window);
+  assert.equal(linked.scripts().length, 1, "a search in the address: the theme opens it");
+  const none = page("<p>no theme script</p>");
+  windowWith(none.window);
+  none.window.matchMedia = () => ({ matches: true });
+  assert.equal(typeof themeScriptLater(none.document, none.window), "function");
+});
+
+test("following a link to a heading closes the menu and the search a moment later, as the theme does", () => {
+  const { document, window } = page(`<input type="checkbox" id="__drawer"><input type="checkbox" id="__search">
+    <input type="checkbox" id="__other">`);
+  const { fire } = windowWith(window);
+  const later = [];
+  closeOnTarget(document, window, (fn) => later.push(fn));
+  const [drawer, search, other] = ["__drawer", "__search", "__other"].map((id) => document.getElementById(id));
+  const changes = [];
+  for (const box of [drawer, search, other]) {
+    box.checked = true;
+    box.click = () => { box.checked = !box.checked; changes.push(box.id); };
+  }
+  fire("hashchange");
+  assert.ok(drawer.checked, "not at once: the tap is seen first");
+  later.forEach((fn) => fn());
+  assert.deepEqual([drawer.checked, search.checked, other.checked], [false, false, true]);
+  assert.deepEqual(changes, ["__drawer", "__search"], "by a click, which the theme's own listeners hear");
+  fire("hashchange");
+  later.slice(1).forEach((fn) => fn());
+  assert.deepEqual(changes, ["__drawer", "__search"], "a closed menu is left closed");
 });

@@ -1,7 +1,9 @@
 /**
- * Four of the theme's components, mounted by the page instead of mkdocs-material's script: the palette switch,
- * the table of contents' current section, the back-to-top button, and the article's own jobs (a details element
- * opened for the anchor inside it and for printing; the terms of a search highlighted on the page it opened).
+ * Five of the theme's components, mounted by the page instead of mkdocs-material's script: the palette switch,
+ * the table of contents' current section, the back-to-top button, the header's title (and the menu closed when a
+ * link to a heading is followed), and the article's own jobs
+ * (a details element opened for the anchor inside it and for printing; the terms of a search highlighted on the
+ * page it opened). And that script itself, loaded when it is needed (`themeScriptLater`).
  * The build renames their `data-md-component` so the theme leaves them alone (tools/page_html.py says why: its
  * versions read element sizes after changing the page, each read a layout of a whole long page on a phone's
  * main thread, and its palette restyled the whole page three times as it loaded).
@@ -219,11 +221,108 @@ export function mountPalette(doc = document, win = window, whenIdle = (fn) => se
   });
 }
 
-/** Mount all five; the search terms once the page is idle (they change text the reader is about to read). */
+/**
+ * The header's title: the page's title (`md-header__title--active`) once the page's heading has scrolled away
+ * under the header, the site's before, as the theme swaps them. An observer, never a read of a size.
+ */
+export function headerTitle(doc = document, win = window) {
+  const title = doc.querySelector('[data-tl-component="header-title"]');
+  const heading = doc.querySelector(".md-content h1");
+  if (!title || !heading || typeof win.IntersectionObserver !== "function") return () => {};
+  const observer = new win.IntersectionObserver(([entry]) => {
+    const top = entry.rootBounds ? entry.rootBounds.top : HEADER_PX;
+    const box = entry.boundingClientRect;
+    title.classList.toggle("md-header__title--active", box.height > 0 && box.bottom <= top + 1);
+  }, { rootMargin: `-${HEADER_PX}px 0px 0px 0px`, threshold: [0, 1] });
+  observer.observe(heading);
+  return () => observer.disconnect();
+}
+
+/** The menu (the phone's drawer) and the search close when the reader follows a link to a heading, as the theme
+ * closes them, a moment later, so the tap is seen. Unchecked by a click, as the theme does, so their change is
+ * heard. */
+export function closeOnTarget(doc = document, win = window, later = (fn) => setTimeout(fn, 125)) {
+  win.addEventListener("hashchange", () => later(() => {
+    for (const id of ["__drawer", "__search"]) {
+      const toggle = doc.getElementById(id);
+      if (toggle && toggle.checked) toggle.click();
+    }
+  }));
+}
+
+/** Where the theme's script sizes its sidebars itself (its `tablet$` media): there it is loaded at once (the page
+ * keeps its `no-js` class until it runs, so the sidebars are drawn at full length until then), as a desktop's CPU
+ * runs it in little time. overrides/main.html's head script holds the same width. */
+export const THEME_SCRIPT_AT = "(min-width: 60em)";
+/** The keys the theme's script answers outside a text field: search (f, s, /), previous and next page (p , n .)
+ * and Enter on a focused menu label (only there: Enter on Check must not wait for it). The first such key loads
+ * it, and is given to it once it runs. */
+const THEME_KEYS = new Set(["f", "s", "/", "p", ",", "n", "."]);
+const SEARCH_KEYS = new Set(["f", "s", "/"]); // also the browser's quick find in Firefox: kept from it, as the theme does
+
+function inTextField(target) {
+  return !!(target && target.closest && target.closest("input, textarea, select, [contenteditable], .cm-editor"));
+}
+
+/**
+ * The theme's script (mkdocs-material's bundle), which the build left inert (tools/page_html.py says why): loaded
+ * at once where the theme sizes its sidebars (a screen of THEME_SCRIPT_AT), and on any screen at the
+ * first use of what only it does: the search (its box focused, its button tapped, a search in the address) or one
+ * of its keys, which it then receives. The search button's tap also focuses the box itself, as the theme does, so
+ * a phone's keyboard comes up in the same user gesture.
+ * @returns {() => Promise<boolean>} loads it (once); resolves once it has run (true) or failed to load (false)
+ */
+export function themeScriptLater(doc = document, win = window) {
+  const holder = doc.querySelector('script[data-tl="theme-script"]');
+  let loaded = null;
+  let ran = false;
+  const load = () => {
+    if (!holder) return Promise.resolve(false);
+    loaded ||= new Promise((resolve) => {
+      const script = doc.createElement("script");
+      script.src = holder.getAttribute("data-src");
+      script.onload = () => {
+        ran = true;
+        resolve(true);
+      };
+      script.onerror = () => resolve(false); // the page reads on without it, as it did before it loaded
+      holder.after(script);
+    });
+    return loaded;
+  };
+  if (!holder) return load;
+  const box = doc.querySelector(".md-search__input");
+  doc.querySelector(".md-search")?.addEventListener("focusin", load, { once: true });
+  doc.querySelector('header [for="__search"]')?.addEventListener("click", () => {
+    box?.focus();
+    load();
+  }, { once: true });
+  const keys = (event) => {
+    if (ran) return win.removeEventListener("keydown", keys, true); // it hears the keys itself now
+    const label = event.key === "Enter" && event.target && event.target.tagName === "LABEL";
+    if (!(THEME_KEYS.has(event.key) || label) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.isComposing || inTextField(event.target)) return;
+    if (SEARCH_KEYS.has(event.key)) event.preventDefault();
+    const { key, code, shiftKey } = event;
+    load().then((ok) => ok && win.dispatchEvent(new win.KeyboardEvent("keydown", { key, code, shiftKey, bubbles: true,
+                                                                            cancelable: true })));
+  };
+  win.addEventListener("keydown", keys, true);
+  const wide = win.matchMedia ? win.matchMedia(THEME_SCRIPT_AT) : null;
+  if (new URL(win.location.href).searchParams.has("q")) load();
+  else if (wide && wide.matches) load();
+  else wide?.addEventListener?.("change", (event) => event.matches && load());
+  return load;
+}
+
+/** Mount them all; the search terms once the page is idle (they change text the reader is about to read). */
 export function mountTheme(doc = document, win = window, whenIdle = (fn) => setTimeout(fn, 0)) {
   mountPalette(doc, win, whenIdle);
   followContents(doc, win);
   backToTop(doc, win);
   openDetails(doc, win);
+  headerTitle(doc, win);
+  closeOnTarget(doc, win);
   whenIdle(() => highlightSearch(doc, win));
+  return themeScriptLater(doc, win);
 }
