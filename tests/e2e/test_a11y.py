@@ -115,7 +115,7 @@ def open_page(page, url: str, work: dict | None = None) -> None:
     page.goto(url)
     # The class page's first visit reloads itself once the service worker takes it (issue 52): the page audited
     # is the one that stays, which says how it checks.
-    page.wait_for_function("""() => document.documentElement.classList.contains('tl-js')
+    page.wait_for_function("""() => window.tinyllmStarted === true
         && !document.querySelector('.tl-fallback')
         && [...document.querySelectorAll('.tl-class')].every((c) => ['separated', 'refused'].includes(c.dataset.boundary))
         && [...document.querySelectorAll('.tl-progress')].every((p) => p.querySelector('table'))

@@ -112,7 +112,10 @@ def test_a_plot_appears_after_run_and_nothing_of_matplotlib_is_fetched_before(no
     assert wait_result(page, SLUG) == "ok"
     assert figures(page, root) == [["img", "figure 1"]]
     assert len(asked_for(recorder, files[:1])) == 1, "matplotlib's wheel fetched twice"
-    assert len(recorder.requests) == count, recorder.requests[count:]
+    # Nothing more was fetched for it. The theme's search index may come meanwhile: the page lets the search build
+    # it once Python has settled and the page is idle (web/src/page/main.js searchGate), whenever that is.
+    later = [u for u in recorder.requests[count:] if not u.endswith("/search/search_index.json")]
+    assert later == [], later
 
 
 def test_the_page_grades_while_matplotlib_loads(no_sw_context, recorder, fixture_url):

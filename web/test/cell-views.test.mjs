@@ -118,8 +118,8 @@ test("toolbar: only Stop works while busy; an example has no Check; destroy remo
   assert.match(example.dom.querySelector(".tl-hint").textContent, /^Ctrl\/⌘\+Enter runs/);
 });
 
-test("status: the stage in words, a failure named, restarts counted in the title", () => {
-  page("");
+test("status: the stage in words, a failure named, restarts counted in the title, nothing written twice", async () => {
+  const { window } = page("");
   const view = createStatusView({ path: "python/tinyllm/x.py" });
   let state = base();
   view.update(state, null);
@@ -136,6 +136,14 @@ test("status: the stage in words, a failure named, restarts counted in the title
   view.update(failed, state);
   assert.equal(status.textContent, "Python could not start: pyodide.asm.wasm: HTTP 404");
   assert.equal(status.dataset.stage, "failed");
+  // A report that changes nothing the cell shows (another download report, the same stage) writes nothing.
+  const writes = [];
+  new window.MutationObserver((records) => writes.push(...records)).observe(view.dom,
+    { subtree: true, childList: true, attributes: true, characterData: true });
+  const again = reduce(failed, actions.python({ stage: "", failed: "pyodide.asm.wasm: HTTP 404", restarts: 0 }));
+  view.update(again, failed);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(writes, [], "nothing was written");
 });
 
 test("status: a download bar on a slow start only, with its value and words for screen readers", () => {

@@ -162,6 +162,7 @@ test("the palette: the page's drawn palette is left alone, a dark system's is ap
   assert.deepEqual(labels.map((l) => l.hidden), [false, true], "the switch to the dark palette shows");
   idle.forEach((fn) => fn());
   assert.equal(document.querySelector('meta[name="theme-color"]').content, "#3f51b5");
+  assert.equal(document.querySelector('meta[name="color-scheme"]'), null, "a light page says no colour scheme");
   const dark = document.getElementById("__palette_1");
   dark.checked = true;
   dark.dispatchEvent(new window.Event("change"));
@@ -173,8 +174,9 @@ test("the palette: the page's drawn palette is left alone, a dark system's is ap
 
   const other = page(PALETTE);
   paletteWindow(other.window, { dark: true });
-  mountPalette(other.document, other.window, () => {});
+  mountPalette(other.document, other.window, (fn) => fn());
   assert.equal(other.document.body.getAttribute("data-md-color-scheme"), "slate", "a dark system, nothing saved");
+  assert.equal(other.document.querySelector('meta[name="color-scheme"]').content, "dark", "the browser's parts dark");
   const saved = page(PALETTE);
   paletteWindow(saved.window, { dark: true, saved: { index: 0, color: {} } });
   mountPalette(saved.document, saved.window, () => {});

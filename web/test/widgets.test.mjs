@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountEach, mountInTurns, widgetData, WidgetError } from "../src/page/widgets.js";
+import { defaultYield, mountEach, mountInTurns, widgetData, WidgetError } from "../src/page/widgets.js";
 import { mountCell } from "../src/page/cell/code-cell.js";
 import { mountNumeric } from "../src/page/prompts.js";
 import { createStore } from "../src/page/store.js";
@@ -118,4 +118,25 @@ test("mountInTurns mounts in the page's order, each in its guard, and yields onc
   assert.deepEqual(failed.map((r) => r.id), ["4"]);
   assert.match(document.getElementById("4").textContent, /could not be shown \(its data is missing\)/);
   assert.deepEqual(await mountInTurns(document, []), { mounted: [], failed: [] });
+});
+
+test("defaultYield waits for the next frame to be drawn on a shown page, and not on a hidden one", async () => {
+  const frames = [];
+  const shown = { document: { hidden: false }, requestAnimationFrame: (fn) => frames.push(fn) };
+  let back = false;
+  const turn = defaultYield(shown).then(() => { back = true; });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(back, false, "the turn came back before any frame was drawn");
+  assert.equal(frames.length, 1);
+  frames[0](); // the frame: the turn comes back in the task after it
+  await turn;
+  assert.equal(back, true);
+  // A hidden page draws no frame: a task, and no frame asked for.
+  const hidden = { document: { hidden: true }, requestAnimationFrame: () => assert.fail("a frame was asked for") };
+  await defaultYield(hidden);
+  // A frame that never comes (the page hidden after asking) does not hold the turn for ever.
+  const stalled = { document: { hidden: false }, requestAnimationFrame: () => {} };
+  const started = Date.now();
+  await defaultYield(stalled);
+  assert.ok(Date.now() - started < 1000);
 });

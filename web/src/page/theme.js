@@ -171,6 +171,9 @@ function browserColours(doc, win) {
   const wanted = [["theme-color", hex.length === 3 ? `#${hex.join("")}` : ""], ["color-scheme", style.colorScheme]];
   for (const [name, content] of wanted) {
     let meta = doc.head.querySelector(`meta[name="${name}"]`);
+    // A page without a color-scheme is drawn light already: saying "light" changes nothing the reader sees, yet
+    // the browser restyles the whole page for it (issue 51). Only a dark palette, or a change back, is said.
+    if (!meta && name === "color-scheme" && !/dark/.test(content)) continue;
     if (!meta) {
       meta = doc.createElement("meta");
       meta.name = name;

@@ -47,12 +47,16 @@ export function createStatusView({ path }) {
     update(state, prev) {
       const python = state.python;
       if (prev && python === prev.python) return;
-      status.textContent = python.failed ? `Python could not start: ${python.failed}` : STATUS_TEXT[python.stage] || python.stage;
-      status.dataset.stage = shownStage(python);
+      // Written only where it changed: the status comes with every download report (five a second on a slow
+      // line), and each write of the page restyles and lays out again (issue 51).
+      const text = python.failed ? `Python could not start: ${python.failed}` : STATUS_TEXT[python.stage] || python.stage;
+      if (status.textContent !== text) status.textContent = text;
+      const stage = shownStage(python);
+      if (status.dataset.stage !== stage) status.dataset.stage = stage;
       if (python.restarts) status.title = `Python restarted ${python.restarts} time${python.restarts === 1 ? "" : "s"}`;
       const shown = downloadBar(python);
-      bar.hidden = !shown;
-      if (shown) {
+      if (bar.hidden !== !shown) bar.hidden = !shown;
+      if (shown && words.textContent !== shown.text) {
         meter.setAttribute("value", String(shown.percent));
         meter.setAttribute("aria-valuetext", shown.text);
         words.textContent = shown.text;
