@@ -112,8 +112,8 @@ def test_a_plot_appears_after_run_and_nothing_of_matplotlib_is_fetched_before(no
     assert wait_result(page, SLUG) == "ok"
     assert figures(page, root) == [["img", "figure 1"]]
     assert len(asked_for(recorder, files[:1])) == 1, "matplotlib's wheel fetched twice"
-    # Nothing more was fetched for it. The theme's search index may come meanwhile: the page lets the search build
-    # it once Python has settled and the page is idle (web/src/page/main.js searchGate), whenever that is.
+    # Nothing more was fetched for it. The theme's search index may come meanwhile: the page lets the search fetch
+    # it once Python has settled (web/src/page/main.js allowSearch), whenever that is.
     later = [u for u in recorder.requests[count:] if not u.endswith("/search/search_index.json")]
     assert later == [], later
 
