@@ -21,6 +21,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from bench.engines import PHONE
 from bench.pages import chosen_pages, serve_all
 from bench.run import ARGS
 
@@ -103,8 +104,8 @@ def long_tasks(trace: dict, url: str) -> tuple[list[dict], float | None]:
 def record(play, url: str, cpu: float, seconds: float, block: list[str] = ()) -> dict:
     browser = play.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=ARGS)
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=3,
-                                      is_mobile=True, has_touch=True)
+        context = browser.new_context(viewport=PHONE["viewport"], device_scale_factor=3, is_mobile=True,
+                                      has_touch=True)
         for pattern in block:  # what the page would be without them (an experiment: the page's script, say)
             context.route(pattern, lambda route: route.abort())
         page = context.new_page()
@@ -134,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=Path("site"))
     parser.add_argument("--only", nargs="*", default=[], help="page paths (e7/rejection-correction/); default: the "
                         "largest page of each kind")
-    parser.add_argument("--cpu", type=float, default=4.0, help="CPU slow-down (default 4, Lighthouse's mobile one)")
+    parser.add_argument("--cpu", type=float, default=PHONE["cpu"], help="CPU slow-down (default: bench.engines' "
+                        "phone's, Lighthouse's mobile one)")
     parser.add_argument("--seconds", type=float, default=8.0, help="how long after the load starts to record")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--block", nargs="*", default=[], help="address patterns the page is refused (**/tl.js)")

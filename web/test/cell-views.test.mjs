@@ -142,6 +142,12 @@ test("status: the stage in words, a failure named, restarts counted in the title
     { subtree: true, childList: true, attributes: true, characterData: true });
   const again = reduce(failed, actions.python({ stage: "", failed: "pyodide.asm.wasm: HTTP 404", restarts: 0 }));
   view.update(again, failed);
+  const restarted = reduce(again, actions.python({ stage: "numpy", failed: "", restarts: 2 }));
+  view.update(restarted, again);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(writes.map((r) => r.attributeName).filter(Boolean), ["data-stage"], "only the stage's change");
+  writes.length = 0;
+  view.update(reduce(restarted, actions.python({ stage: "numpy", failed: "", restarts: 2 })), restarted);
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.deepEqual(writes, [], "nothing was written");
 });

@@ -53,7 +53,8 @@ export function createStatusView({ path }) {
       if (status.textContent !== text) status.textContent = text;
       const stage = shownStage(python);
       if (status.dataset.stage !== stage) status.dataset.stage = stage;
-      if (python.restarts) status.title = `Python restarted ${python.restarts} time${python.restarts === 1 ? "" : "s"}`;
+      const title = python.restarts ? `Python restarted ${python.restarts} time${python.restarts === 1 ? "" : "s"}` : "";
+      if (title && status.title !== title) status.title = title;
       const shown = downloadBar(python);
       if (bar.hidden !== !shown) bar.hidden = !shown;
       if (shown && words.textContent !== shown.text) {
