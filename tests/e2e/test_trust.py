@@ -108,13 +108,15 @@ def test_a_rebuild_does_not_carry_a_rewritten_entry_over(page, private_site):
 
 
 def test_the_class_page_isolates_itself_on_a_first_visit_then_grades_apart(page, fixture_url, tmp_path):
-    loads = []
-    page.on("load", lambda p: loads.append(p.url))
+    # Each document the tab opens counts itself as it starts (a busy machine may reload before the first one's load
+    # event, and history's own changes are no document).
+    page.add_init_script("if (window === top) sessionStorage.setItem('documents', "
+                         "String(Number(sessionStorage.getItem('documents') || 0) + 1))")
     page.goto(fixture_url + CLASS)
     page.wait_for_function("() => document.querySelector('.tl-class')?.dataset.boundary === 'separated'",
                            timeout=90_000)
     assert page.evaluate("() => crossOriginIsolated") is True
-    assert len(loads) == 2, loads  # the visit, then the one reload the page made by itself
+    assert page.evaluate("() => sessionStorage.getItem('documents')") == "2"  # the visit, then its one reload
     assert page.evaluate("() => performance.getEntriesByType('navigation')[0].type") == "reload"
     learners = {"poison_tests": POISON, "honest": reference(FIXTURE, T011.slug)}
     assert grade(page, tmp_path / "first", learners) == {"poison_tests": "not-reproduced", "honest": "passed"}
