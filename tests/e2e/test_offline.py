@@ -141,6 +141,22 @@ def sw_status(page) -> dict:
     })""")
 
 
+def test_the_copy_takes_no_file_while_the_learners_code_runs(page, private_site):
+    root, server, url = private_site
+    page.goto(url + LESSON)
+    wait_saved(page)
+    wait_python(page, SLUG)
+    assert sw_status(page)["holds"] == 0
+    set_code(page, SLUG, "while True:\n    pass\n")
+    cell(page, SLUG).locator("button.tl-run").click()
+    page.wait_for_selector(f'.tl-cell[data-exercise="{SLUG}"][data-state="running"]')
+    assert sw_status(page)["holds"] == 1, "the page said its Python is busy with the learner's work"
+    cell(page, SLUG).locator("button.tl-stop").click()
+    assert wait_result(page, SLUG, 30_000) == "stopped"
+    # The page's word that the work is over was sent before the cell showed it (and a page's messages keep their order).
+    assert sw_status(page)["holds"] == 0
+
+
 @pytest.mark.parametrize("start", ["snapshot", "cold"])
 def test_a_first_visit_sends_no_file_twice(page, private_site, start):
     """The offline copy takes what the page and its worker fetched (the HTTP cache, the worker's hand-off) and

@@ -152,6 +152,45 @@ test("a first visit downloads its unit and the platform, each file once, and no 
   assert.equal(sw.told.at(-1).type, "tl-sw-status", "open pages hear that the fill is over");
 });
 
+test("while a page's Python runs the learner's work, a fill takes no file; it goes on once every page is done", async () => {
+  const { sw } = await firstVisit("next/");
+  const hold = (id, busy) => sw.fire("message", { data: { type: "tl-sw-hold", busy }, source: { id } });
+  await hold("a", true);
+  await hold("b", true);
+  let filled = false;
+  const fill = sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } }).then(() => { filled = true; });
+  await tick();
+  assert.deepEqual(sw.downloads, [], "held by two pages");
+  await hold("a", false);
+  await tick();
+  assert.deepEqual(sw.downloads, [], "still held by one");
+  assert.equal(filled, false);
+  await hold("b", false);
+  await fill;
+  assert.equal((await sw.ask({ type: "tl-sw-status", page: ORIGIN + "next/" })).pageSaved, true);
+});
+
+test("a page's hold lapses after 30 s without a word (a page closed mid-run), and the waiting fill goes on", async () => {
+  const { sw } = await firstVisit("next/");
+  let now = Date.now();
+  const timers = [];
+  Object.assign(sw.context, { Date: { now: () => now }, setTimeout: (fn, ms) => timers.push({ fn, ms }),
+    clearTimeout: () => {} });
+  await sw.fire("message", { data: { type: "tl-sw-hold", busy: true }, source: { id: "gone" } });
+  const fill = sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });
+  await tick();
+  assert.deepEqual(sw.downloads, []);
+  assert.equal(timers.at(-1).ms, 30_001, "the fill waits for the hold to lapse");
+  now += 29_000;
+  timers.at(-1).fn(); // early: still held
+  await tick();
+  assert.deepEqual(sw.downloads, []);
+  now += 1_001;
+  timers.at(-1).fn();
+  await fill;
+  assert.equal((await sw.ask({ type: "tl-sw-status", page: ORIGIN + "next/" })).pageSaved, true);
+});
+
 test("saving the whole course downloads the rest, once, and a later visit's fill downloads nothing", async () => {
   const { browser, sw } = await firstVisit("next/");
   await sw.fire("message", { data: { type: "tl-sw-fill", page: ORIGIN + "next/" } });

@@ -370,3 +370,18 @@ test("the timeline: the worker's marks on the page's clock, and the first Check'
     await python.request("check", CHECK);
     assert.equal(python.timeline.firstCheck, first, "only the first is kept");
   });
+
+test("onBusy hears when the learner's work starts and ends, never for background work, and once per change", async (t) => {
+  const told = [];
+  const { python } = fakePython({ spare: false, onBusy: (busy) => told.push(busy) });
+  t.after(() => python.dispose());
+  await python.request("check", CHECK, { background: true });
+  assert.deepEqual(told, [], "the warm-up check is not the learner's");
+  const one = python.request("run", { code: "print:1", filename: "a.py" });
+  const two = python.request("run", { code: "print:2", filename: "a.py" });
+  assert.deepEqual(told, [true], "two requests in flight are one busy spell");
+  await Promise.all([one, two]);
+  assert.deepEqual(told, [true, false]);
+  await python.request("run", { code: "print:3", filename: "a.py" });
+  assert.deepEqual(told, [true, false, true, false]);
+});

@@ -72,6 +72,12 @@ function watchForUpdates() {
   });
 }
 
+/** While the learner's Run or Check is in Python, the offline copy's fill takes no new file (sw.js `unheld`). */
+function holdOfflineCopy(busy) {
+  const controller = "serviceWorker" in navigator ? navigator.serviceWorker.controller : null;
+  if (controller) controller.postMessage({ type: "tl-sw-hold", busy });
+}
+
 const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 5000 }) : setTimeout(fn, 2000));
 
 /**
@@ -151,7 +157,8 @@ function start() {
   // Python first: its start-up is the long pole, so it begins before anything else on the page is drawn.
   const hasCells = document.querySelector(".tl-cell") !== null;
   const control = serviceWorkerControl();
-  const python = hasCells ? new PythonWorker({ base, spareAfter: control.inControl }).start() : null;
+  const python = hasCells ? new PythonWorker({ base, spareAfter: control.inControl, onBusy: holdOfflineCopy }).start()
+    : null;
   const allowSearch = searchGate();
   watchForUpdates();
   const store = createStore(browserStorage(), { events: window });

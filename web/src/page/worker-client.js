@@ -47,16 +47,20 @@ export const learnerWorker = (url) => {
 export class PythonWorker {
   /**
    * @param {{base: string|URL, spare?: boolean, spareAfter?: Promise<unknown>, createWorker?: (url: URL) => Worker,
-   *          isolated?: boolean, graceMs?: number, unwindMs?: number, spareRetryMs?: number}} options
+   *          isolated?: boolean, graceMs?: number, unwindMs?: number, spareRetryMs?: number,
+   *          onBusy?: (busy: boolean) => void}} options
    *   base: absolute URL of the site's assets/ folder; spare: keep a second worker warm once code has run, for a
    *   quick recovery after a Stop; spareAfter: the spare waits until it settles too (main.js: until the service
    *   worker controls the page, so the spare's downloads come from the offline copy rather than the network);
    *   createWorker, isolated, graceMs, unwindMs and spareRetryMs exist for tests (a fake worker, the interrupt
-   *   path without a browser, short waits)
+   *   path without a browser, short waits); onBusy: told when the learner's work starts (some request that is not
+   *   background is pending) and when it is over (main.js holds the offline copy's downloads meanwhile)
    */
   constructor({ base, spare = true, spareAfter = Promise.resolve(), createWorker = moduleWorker, isolated,
-    graceMs = GRACE_MS, unwindMs = UNWIND_MS, spareRetryMs = SPARE_RETRY_MS }) {
+    graceMs = GRACE_MS, unwindMs = UNWIND_MS, spareRetryMs = SPARE_RETRY_MS, onBusy = () => {} }) {
     this.base = base;
+    this.onBusy = onBusy;
+    this.busy = false;
     this.spareAllowed = false;
     Promise.resolve(spareAfter).catch(() => {}).then(() => { this.spareAllowed = true; });
     this.statusListeners = new Set();
@@ -193,6 +197,17 @@ export class PythonWorker {
     clearTimeout(req.timer);
     clearTimeout(req.graceTimer);
     this.pending.delete(req.id);
+    this.#busyNow();
+  }
+
+  /** Tell onBusy when whether the learner's work is pending has changed. */
+  #busyNow() {
+    const busy = [...this.pending.values()].some((r) => !r.background);
+    if (busy === this.busy) return;
+    this.busy = busy;
+    try {
+      this.onBusy(busy);
+    } catch { /* a listener's failure is not the request's */ }
   }
 
   #finish(req, result) {
@@ -284,6 +299,7 @@ export class PythonWorker {
       const req = { id, type, payload, slot, resolve, onStdout, onProgress, onSteps, timeLimit, background, retried,
         stdout: "", steps: [], done: false, halted: "", sent: performance.now() };
       this.pending.set(id, req);
+      this.#busyNow();
       if (slot.interrupt) new Uint8Array(slot.interrupt)[0] = 0;
       slot.port.postMessage({ ...payload, type, id });
     });

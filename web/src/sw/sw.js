@@ -19,6 +19,9 @@
  *   sw.js on the next navigation and installs it; the install downloads only the files whose hash changed of those
  *   the copy held (revalidating, so an unchanged file costs a 304), drops the old copy and tells open pages to
  *   reload.
+ * - Python first: while a page's Python runs something the learner asked for (a Run or a Check), the page says so
+ *   (`tl-sw-hold`) and a fill takes no new file until it is over (`unheld`), or after HOLD_MS at most (a page that
+ *   closed mid-run): the copy's downloads and hashing would otherwise share the CPU with the learner's verdict.
  * - Isolation: the pages and worker scripts it serves carry COOP/COEP/CORP headers, so pages it controls are
  *   cross-origin isolated even on hosts that cannot set headers, and Stop can interrupt Python in place.
  *
@@ -204,7 +207,10 @@ async function fill({ changed = false, download = [] } = {}) {
     else if (wanted.has(url) || (changed && hadIt)) await keep(url, cache, quietFetch(url, { cache: "no-cache" }));
   };
   await Promise.all(Array.from({ length: PARALLEL }, async () => {
-    while (missing.length) await one(missing.shift());
+    while (missing.length) {
+      await unheld();
+      if (missing.length) await one(missing.shift());
+    }
   }));
   if (wanted.size) await dropHandoffOnceTaken(cache);
 }
@@ -215,6 +221,45 @@ async function dropHandoffOnceTaken(cache) {
   const handed = (await (await caches.open(HANDOFF)).keys()).map((r) => r.url).filter((url) => WANTED.has(url));
   const held = new Set((await cache.keys()).map((r) => r.url));
   if (handed.every((url) => held.has(url))) await caches.delete(HANDOFF);
+}
+
+/** How long a page's hold lasts at most without another word from it (a page closed mid-run says nothing). */
+const HOLD_MS = 30_000;
+/** The pages whose Python is busy with the learner's work, by client id: when each hold lapses (ms since 1970). */
+const holds = new Map();
+/** Fills waiting for the holds to end: each is called once they do. */
+let waiting = [];
+
+/** Note a page's `busy` (its Python runs the learner's work, or no longer does), and wake the fills once none is. */
+function hold(client, busy) {
+  if (busy) holds.set(client, Date.now() + HOLD_MS);
+  else holds.delete(client);
+  wake();
+}
+
+/** A timer for the earliest lapse while fills wait. */
+let lapse = null;
+
+function wake() {
+  const now = Date.now();
+  for (const [client, until] of holds) if (until <= now) holds.delete(client);
+  clearTimeout(lapse);
+  lapse = null;
+  if (holds.size) {
+    if (waiting.length) lapse = setTimeout(wake, Math.min(...holds.values()) - now + 1);
+    return;
+  }
+  const woken = waiting;
+  waiting = [];
+  for (const fn of woken) fn();
+}
+
+/** Resolves once no page holds the fills (at once when none does). */
+function unheld() {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    wake();
+  });
 }
 
 /** The fills asked for, one after another: how many are waiting or running, and whether one is for everything. */
@@ -233,7 +278,7 @@ function fillThese(urls, whole) {
 
 /**
  * The copy's state: files and bytes held of the whole list, whether a fill is on its way (`whole`: one for
- * everything), the files being downloaded into it (`inflight`, which an update waits for: an event of this worker
+ * everything), how many pages hold the fills (`holds`), the files being downloaded into it (`inflight`, which an update waits for: an event of this worker
  * still running keeps a new version waiting), and, when `page` is given, whether that page's scope is held
  * (`pageSaved`).
  */
@@ -242,7 +287,7 @@ async function status(page) {
   const held = (await cache.keys()).map((r) => r.url).filter((url) => WANTED.has(url));
   const reply = { type: "tl-sw-status", version: PRECACHE.version, cached: held.length, total: WANTED.size,
     heldBytes: bytesOf(held), bytes: bytesOf([...WANTED.keys()]), filling: fills.waiting > 0, whole: fills.whole > 0,
-    inflight: [...inflight.keys()].map((url) => url.slice(SCOPE.length)) };
+    holds: holds.size, inflight: [...inflight.keys()].map((url) => url.slice(SCOPE.length)) };
   if (page) {
     const have = new Set(held);
     reply.pageSaved = scopeOf(page).every((url) => have.has(url));
@@ -275,6 +320,8 @@ self.addEventListener("message", (event) => {
   const type = event.data && event.data.type;
   if (type === "tl-sw-status") {
     event.waitUntil(status(event.data.page).then((s) => event.source.postMessage(s)));
+  } else if (type === "tl-sw-hold") {
+    hold(event.source && event.source.id, Boolean(event.data.busy));
   } else if (type === "tl-sw-fill") {
     // {page}: what a visit of that page saves (main.js, when the page is idle); without one, everything.
     const whole = !event.data.page;
