@@ -4,25 +4,25 @@ Nothing here names an exercise, a page or a count: every exercise of `exercises/
 page (from its manifest's `page`), so adding, removing or renaming a lesson or module keeps this file green as long
 as the content is right. The machinery itself is tested on the fixture course (the other test files).
 
-Every exercise's page in one tab, without waiting for Python: it loads with no error and no request off localhost,
-and every numeric prompt accepts its manifest answer. Then the author's course check, once, in one Python worker:
+One exercise page of each kind (its widgets), the largest, in one tab, without waiting for Python: it loads with no
+error and no request off localhost, and every numeric prompt on it accepts its manifest answer; every exercise's page
+is checked without a browser in tests/content. Then the author's course check, once, in one Python worker:
 every reference passes, every starter fails, every first mutant fails the test it names. Per chapter: its overview
 lists its lessons in order, the planned ones as not yet written. A page costs its load; an exercise's checks cost
-three judged runs in a warm worker (bench/README.md, "The cost of a course").
+three judged runs in a warm worker (bench/README.md, "The cost of a course"); a kind of page costs its load.
 """
 from __future__ import annotations
 
 import json
 import os
-import re
-from functools import lru_cache
 from urllib.parse import urljoin
 
 import pytest
 import yaml
 
 from conftest import REPO, SITE, Recorder, served
-from e2e_helpers import (COURSE, answer_text, cell, chapter_defs, exercises, page_with, pages_with, uri)
+from authoring import page_kinds
+from e2e_helpers import (COURSE, answer_text, chapter_defs, exercises, page_with, pages_with, uri)
 
 def sample(slugs: list[str]) -> list[str]:
     """With TL_SAMPLE set (the second generator's run, `make test-e2e-zensical`): one exercise of each kind (a lesson,
@@ -40,19 +40,21 @@ SLUGS = sample(sorted(exercises(COURSE)))
 CHAPTERS = sorted(chapter_defs(COURSE))
 
 
-@lru_cache(maxsize=None)
-def prompt_pages() -> dict[tuple[str, str], list[str]]:
-    """(slug, prompt id) -> the uris of the built pages that show that numeric prompt (found in the build, so a
-    prompt in a chapter's shared section is found on every lesson that shows it)."""
-    found: dict[tuple[str, str], list[str]] = {}
+def exercise_pages() -> list[str]:
+    """One page of each kind among the pages that show an exercise (authoring/page_kinds.py: a kind is the widget
+    blocks on a page, and nothing else), the largest of its kind: what the browser adds to the static checks of every
+    page (tests/content/test_exercise_pages.py) is the same on two pages of one kind, so the number of pages opened
+    grows with the platform's widgets, not with the course."""
     site = served(SITE)
-    for html in sorted(site.rglob("index.html")):
-        path = html.parent.relative_to(site).as_posix()
-        for tag in re.findall(r"<div\b[^>]*\btl-numeric\b[^>]*>", html.read_text(encoding="utf-8")):
-            attrs = dict(re.findall(r'(data-exercise|data-prompt)="([^"]*)"', tag))
-            key = (attrs.get("data-exercise", ""), attrs.get("data-prompt", ""))
-            found.setdefault(key, []).append("" if path == "." else path + "/")
-    return found
+    pages = {p.path: p for p in page_kinds.built_pages(site)}
+    shown = sorted({uri(exercises(COURSE)[slug].page) for slug in SLUGS})
+    largest = page_kinds.largest_of_each_kind([pages[path] for path in shown if path in pages])
+    return sorted(page.path for page in largest.values())
+
+
+def manifest_prompts() -> dict[tuple[str, str], object]:
+    """(exercise slug, prompt id) -> the prompt, as its manifest says it."""
+    return {(ex.slug, p.id): p for ex in exercises(COURSE).values() for p in ex.prompts}
 
 
 @pytest.fixture(scope="module")
@@ -71,37 +73,30 @@ def course_context(browser):
     assert recorder.foreign() == [], f"requests left localhost: {recorder.foreign()}"
 
 
-def test_every_exercise_page_loads_cleanly_and_its_prompts_accept_their_answers(course_context, site_url):
-    """Every exercise's page in turn, in one tab, as one learner going through the course: it loads with no error
-    and no request off localhost, shows its code cell and one h1, and every numeric prompt accepts its manifest
-    answer (a prompt on another page, in a tab of its own). Nothing here waits for Python: that is the course
-    check's (below), so a page costs its load and its prompts only."""
+def test_one_exercise_page_of_each_kind_loads_cleanly_and_its_prompts_accept_their_answers(course_context, site_url):
+    """The largest exercise page of each kind in turn, in one tab, as one learner going through the course: it loads
+    with no error and no request off localhost, every code cell on it gets its editor, and every numeric prompt on it
+    accepts its manifest answer typed into the widget. Nothing here waits for Python: that is the course check's
+    (below). Every exercise's page is checked without a browser (its cell, its prompts as the page carries them,
+    judged by the page's own code: tests/content/test_exercise_pages.py)."""
     context, shared = course_context
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
-    for slug in SLUGS:
-        ex = exercises(COURSE)[slug]
-        page.goto(site_url + uri(ex.page))
-        assert cell(page, ex.slug).count() == 1, f"{ex.id}'s code cell is not on {ex.page}"
-        page.wait_for_function("(slug) => document.querySelector(`.tl-cell[data-exercise='${slug}'] textarea`)",
-                               arg=ex.slug)
-        assert page.locator("h1").count() == 1, ex.page
-        own, other = [], {}
-        for prompt in ex.prompts:
-            where = prompt_pages().get((ex.slug, prompt.id), [])
-            assert where, f"{ex.id}'s numeric prompt {prompt.id!r} is on no page of the site"
-            if uri(ex.page) in where:
-                own.append(prompt)
-            else:
-                other.setdefault(where[0], []).append(prompt)
-        answer_all(page, ex, own)
-        for path, prompts in other.items():  # a prompt on another page (rare): answered in a tab of its own
-            tab = context.new_page()
-            tab.on("pageerror", lambda e: errors.append(f"{tab.url}: {e}"))
-            tab.goto(site_url + path)
-            answer_all(tab, ex, prompts)
-            tab.close()
+    prompts = manifest_prompts()
+    paths = exercise_pages()
+    assert paths, "the course's exercises have pages"
+    for path in paths:
+        page.goto(site_url + path)
+        cells = page.evaluate("() => [...document.querySelectorAll('.tl-cell[data-exercise]')].map((c) => c.dataset.exercise)")
+        assert cells, f"/{path} shows no exercise's code cell"
+        page.wait_for_function("() => [...document.querySelectorAll('.tl-cell[data-exercise]')]"
+                               ".every((c) => c.querySelector('textarea'))")
+        shown = page.evaluate("""() => [...document.querySelectorAll('.tl-numeric')].map((box) => {
+            const data = JSON.parse(box.querySelector('script.tl-data').textContent);
+            return [data.exercise, data.prompt];
+        })""")
+        answer_all(page, path, [((slug, prompt), prompts[(slug, prompt)]) for slug, prompt in shown])
     page.close()
     assert errors == [], errors
     assert shared.foreign() == [], f"requests left localhost: {shared.foreign()}"
@@ -110,8 +105,9 @@ def test_every_exercise_page_loads_cleanly_and_its_prompts_accept_their_answers(
 # Every prompt of a page answered in one call into the page: the widget's own input and submit, as `answer` drives
 # them, without four round trips per prompt (about 0.1 s each, 475 prompts at N = 100). How a learner types into a
 # prompt (keys, focus, the feedback read out) is the fixture course's test (test_lesson.py).
-ANSWER_ALL = """(answers) => answers.map(([prompt, text]) => {
-    const box = document.querySelector(`.tl-numeric[data-prompt="${CSS.escape(prompt)}"]`);
+ANSWER_ALL = """(answers) => answers.map(([exercise, prompt, text]) => {
+    const box = document.querySelector(
+        `.tl-numeric[data-exercise="${CSS.escape(exercise)}"][data-prompt="${CSS.escape(prompt)}"]`);
     if (!box) return [null, 'no such prompt on the page'];
     box.querySelector('input').value = text;
     box.querySelector('button[type=submit]').click();
@@ -119,11 +115,13 @@ ANSWER_ALL = """(answers) => answers.map(([prompt, text]) => {
 })"""
 
 
-def answer_all(page, ex, prompts) -> None:
-    texts = [answer_text(prompt.answer) for prompt in prompts]
-    got = page.evaluate(ANSWER_ALL, [[prompt.id, text] for prompt, text in zip(prompts, texts)])
-    for prompt, text, (verdict, message) in zip(prompts, texts, got):
-        assert verdict == "correct", f"{ex.id} {prompt.id}: {text} gave {message!r}"
+def answer_all(page, path: str, prompts: list) -> None:
+    """Type each ((exercise slug, prompt id), manifest prompt)'s answer into its widget on the page, and hear it is
+    correct."""
+    texts = [answer_text(prompt.answer) for _, prompt in prompts]
+    got = page.evaluate(ANSWER_ALL, [[*key, text] for (key, _), text in zip(prompts, texts)])
+    for (key, _), text, (verdict, message) in zip(prompts, texts, got):
+        assert verdict == "correct", f"/{path} {key}: {text} gave {message!r}"
 
 
 CHECK = page_with(REPO / "docs", "/// course-check")
