@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { checkFiles, judgeRules, mountCourseCheck, summaryText, verdictText } from "../src/page/course-check.js";
+import { checkFiles, chosen, judgeRules, mountCourseCheck, summaryText, verdictText } from "../src/page/course-check.js";
 import { page, until } from "./fakes.mjs";
 
 const BASE = new URL("http://127.0.0.1:8000/assets/");
@@ -50,7 +50,7 @@ function fakePython(files, verdict = () => null) {
   };
 }
 
-function mount(files, python, { missing = [] } = {}) {
+function mount(files, python, { missing = [], only = null } = {}) {
   const { document } = page('<div class="tl-course-check" data-course-check><p class="tl-fallback">x</p></div>');
   const root = document.querySelector(".tl-course-check");
   let made = 0;
@@ -60,7 +60,7 @@ function mount(files, python, { missing = [] } = {}) {
     return structuredClone(files[key]);
   };
   const api = mountCourseCheck(root, { base: BASE, python: () => { made += 1; return python; }, fetchJSON,
-    agent: "a test browser" });
+    agent: "a test browser", only });
   return { root, document, api, made: () => made };
 }
 
@@ -162,7 +162,8 @@ test("the rules and the words for a verdict", () => {
   const noMutant = judgeRules({ reference: failed, starter: passed }, null);
   assert.deepEqual(noMutant.map((r) => [r.what, r.ok]), [["reference", false], ["starter", false]]);
   assert.deepEqual(checkFiles({ importPath: "x.py" }, [{ importPath: "d.py", reference: "D" }], "X"), { "d.py": "D", "x.py": "X" });
-  assert.match(summaryText([{ rules: [{ ok: true }] }], 1500), /^All 1 exercises hold.*\(1\.5 s\)\.$/);
+  assert.match(summaryText([{ rules: [{ ok: true }] }], 1500), /^The exercise holds: .*\(1\.5 s\)\.$/);
+  assert.match(summaryText([{ rules: [{ ok: true }] }, { rules: [{ ok: true }] }], 1500), /^All 2 exercises hold.*\(1\.5 s\)\.$/);
   assert.equal(summaryText([{ rules: [{ ok: false }] }, { rules: [{ ok: true }] }], 2000), "1 failure in 1 of 2 exercises (2.0 s).");
 });
 
@@ -183,4 +184,27 @@ test("the clock starts once Python can judge, so the first exercise's time is it
   await running;
   assert.equal(python.requests.length, 6);
   assert.equal(listeners.size, 0, "it stops listening");
+});
+
+test("?only= checks the exercises it names (by id or slug) in the index's order, and says a name the course lacks", async () => {
+  const index = course()["tl/exercises/index.json"];
+  assert.deepEqual(chosen(index, null).entries.map((e) => e.slug), ["base", "next"]);
+  assert.deepEqual(chosen(index, "next, B1.1").entries.map((e) => e.slug), ["base", "next"]);
+  assert.deepEqual(chosen(index, "b1.2"), { entries: [index[1]], unknown: [] });
+  assert.deepEqual(chosen(index, "next E9.9").unknown, ["E9.9"]);
+
+  const files = course();
+  const python = fakePython(files);
+  const { root, api } = mount(files, python, { only: "B1.2" });
+  assert.equal(root.querySelector(".tl-course-check-start").textContent, "Check B1.2 in this browser");
+  await api.run();
+  assert.deepEqual(rows(root), { next: "passed" });
+  assert.equal(python.requests.length, 3, "the one exercise's reference, starter and first mutant");
+  assert.match(root.querySelector(".tl-course-check-summary").textContent, /^The exercise holds: its reference passes/);
+
+  const other = mount(files, fakePython(files), { only: "B1.2,E9.9" });
+  await other.api.run();
+  assert.deepEqual(rows(other.root), {});
+  assert.match(other.root.querySelector(".tl-course-check-summary").textContent,
+    /could not run: this course has no exercise E9\.9/);
 });

@@ -12,6 +12,8 @@
  * - the starter must not pass;
  * - the first mutant must fail the test it names.
  * The verdicts are the judge's (checker/judge.py in the worker); this module only compares them with the rules.
+ * The page's address may name some exercises (`?only=E7.3,M07.6`, by id or slug): only those are checked, in the
+ * index's order, and a name the course does not have is said, not skipped in silence.
  * Nothing is saved: the learner's storage is not touched.
  */
 import { el } from "./dom.js";
@@ -27,6 +29,22 @@ export function checkFiles(bundle, deps, code) {
   for (const dep of deps) files[dep.importPath] = dep.reference;
   files[bundle.importPath] = code;
   return files;
+}
+
+/**
+ * The entries of `index` that `only` names (ids or slugs, separated by commas or spaces; none: every entry), and the
+ * names that matched nothing.
+ * @param {{slug: string, id: string}[]} index
+ * @param {string|null|undefined} only
+ */
+export function chosen(index, only) {
+  const names = String(only || "").split(/[\s,]+/).filter(Boolean);
+  if (!names.length) return { entries: index, unknown: [] };
+  const wanted = new Set(names.map((n) => n.toLowerCase()));
+  const entries = index.filter((e) => wanted.has(e.slug.toLowerCase()) || wanted.has(e.id.toLowerCase()));
+  const known = new Set(index.flatMap((e) => [e.slug.toLowerCase(), e.id.toLowerCase()]));
+  const unknown = names.filter((n) => !known.has(n.toLowerCase()));
+  return { entries, unknown };
 }
 
 const notPassed = (result) => (result.tests || []).filter((t) => t.outcome !== "passed").map((t) => t.name);
@@ -103,6 +121,9 @@ export function summaryText(done, ms) {
   const failing = done.filter((r) => r.rules.some((rule) => !rule.ok));
   const rules = done.reduce((n, r) => n + r.rules.filter((rule) => !rule.ok).length, 0);
   const time = `${(ms / 1000).toFixed(1)} s`;
+  if (done.length === 1 && !failing.length) {
+    return `The exercise holds: its reference passes, its starter fails, its first mutant fails its test (${time}).`;
+  }
   if (!failing.length) {
     return `All ${done.length} exercises hold: every reference passes, every starter fails, every first mutant `
       + `fails its test (${time}).`;
@@ -180,7 +201,8 @@ function showOutcome(row, failures, entry, outcome) {
  * `[data-check-row][data-exercise][data-outcome]`, failures `[data-check-failure][data-exercise][data-what]`.
  * @param {HTMLElement} root  the .tl-course-check placeholder (mdwidgets/course_check.py)
  * @param {{base: URL, python: () => {request: Function}, fetchJSON?: (url: URL) => Promise<object>,
- *          now?: () => number, agent?: string}} ctx  python: makes the one worker on the first run
+ *          now?: () => number, agent?: string, only?: string|null}} ctx  python: makes the one worker on the first
+ *   run; only: the exercises to check (`chosen`), else every one
  */
 export function mountCourseCheck(root, ctx) {
   const fetchJSON = ctx.fetchJSON || ((url) => fetch(url).then((r) => {
@@ -188,8 +210,9 @@ export function mountCourseCheck(root, ctx) {
     return r.json();
   }));
   const now = ctx.now || (() => Date.now());
+  const some = Boolean(String(ctx.only || "").trim());
   const button = el("button", { type: "button", class: "md-button tl-course-check-start" },
-    "Check every exercise in this browser");
+    some ? `Check ${String(ctx.only).trim()} in this browser` : "Check every exercise in this browser");
   const progress = el("p", { class: "tl-course-check-progress", role: "status" });
   const summary = el("p", { class: "tl-course-check-summary" });
   const holder = el("div");
@@ -207,7 +230,9 @@ export function mountCourseCheck(root, ctx) {
     summary.textContent = "";
     progress.textContent = "Loading the list of exercises…";
     try {
-      const index = await fetchJSON(new URL("tl/exercises/index.json", ctx.base));
+      const { entries: index, unknown } = chosen(await fetchJSON(new URL("tl/exercises/index.json", ctx.base)),
+        ctx.only);
+      if (unknown.length) throw new Error(`this course has no exercise ${unknown.join(", ")} (the address's ?only=)`);
       const starting = now();
       python ??= ctx.python();
       progress.textContent = "Starting Python…";
@@ -225,7 +250,7 @@ export function mountCourseCheck(root, ctx) {
     progress.textContent = "Done.";
     root.dataset.state = "done";
     button.disabled = false;
-    button.textContent = "Check every exercise again";
+    button.textContent = some ? `Check ${String(ctx.only).trim()} again` : "Check every exercise again";
   };
   button.addEventListener("click", () => { run(); });
   root.tlCourseCheck = { run };

@@ -189,6 +189,7 @@ function start() {
     // The author's course check: one Python worker of its own, started on the first run (no spare: nothing to stop).
     [".tl-course-check", (root) => mountCourseCheck(root, {
       base, python: () => new PythonWorker({ base, spare: false }).start(),
+      only: new URLSearchParams(location.search).get("only"), // ?only=E7.3,M07.6: those exercises alone
     })],
   ];
   if (python) widgets.push([".tl-cell", (root) => mountCell(root, { store, python, base })]);
