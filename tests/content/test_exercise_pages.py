@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e")]
 
 from authoring import page_kinds  # noqa: E402
 from course import manifest  # noqa: E402
+from e2e_helpers import answer_text, uri  # noqa: E402  the e2e tests' own: the same answer typed, the same address
 
 SITE = REPO / "site"
 JUDGE = Path(__file__).with_name("judge_prompts.mjs")
@@ -31,15 +32,10 @@ JUDGE = Path(__file__).with_name("judge_prompts.mjs")
 WIDGET = re.compile(r'<div\b[^>]*\btl-numeric\b[^>]*>.*?<script\b[^>]*\btl-data\b[^>]*>(.*?)</script>', re.S)
 
 
-def answer_text(values) -> str:
-    """A numeric answer typed the plain way, every digit kept (`0.25, 0.25, 0.5`)."""
-    return ", ".join(repr(float(v)) for v in values)
-
-
-def prompts_on_pages(site: Path) -> dict[tuple[str, str], list[tuple[str, dict]]]:
+def prompts_on_pages(pages: list[page_kinds.BuiltPage]) -> dict[tuple[str, str], list[tuple[str, dict]]]:
     """(exercise slug, prompt id) -> every (page, embedded data) that shows it, from the built files."""
     found: dict[tuple[str, str], list[tuple[str, dict]]] = {}
-    for page in page_kinds.built_pages(site):
+    for page in pages:
         for text in WIDGET.findall(page.html):
             data = json.loads(text)
             found.setdefault((data["exercise"], data["prompt"]), []).append((page.path, data))
@@ -56,24 +52,31 @@ def judge(answers: list[tuple[str, dict]]) -> list[tuple[str | None, str]]:
 
 
 @pytest.fixture(scope="module")
-def built() -> dict[tuple[str, str], list[tuple[str, dict]]]:
-    assert page_kinds.built_pages(SITE), "the site is built (make build)"
-    return prompts_on_pages(SITE)
+def pages() -> list[page_kinds.BuiltPage]:
+    found = page_kinds.built_pages(SITE)
+    assert found, "the site is built (make build)"
+    return found
+
+
+@pytest.fixture(scope="module")
+def built(pages) -> dict[tuple[str, str], list[tuple[str, dict]]]:
+    return prompts_on_pages(pages)
 
 
 CELL = re.compile(r'<div\b[^>]*\bclass="tl-cell"[^>]*\bdata-exercise="([^"]+)"')
 
 
-def test_every_exercise_has_its_code_cell_on_its_own_page():
-    pages = {page.path: page for page in page_kinds.built_pages(SITE)}
+def test_every_exercise_has_its_code_cell_on_its_own_page(pages):
+    by_path = {page.path: page for page in pages}
     wrong = []
     for ex in manifest.load_all().values():
-        stem = ex.page.removesuffix(".md")
-        path = stem.removesuffix("index") if stem == "index" or stem.endswith("/index") else stem + "/"
-        if path not in pages:
+        path = uri(ex.page)
+        if path not in by_path:
             wrong.append(f"{ex.id}: its page {ex.page} was not built (/{path})")
-        elif CELL.findall(pages[path].html).count(ex.slug) != 1:
-            wrong.append(f"{ex.id}: /{path} has {CELL.findall(pages[path].html).count(ex.slug)} code cells for it, not 1")
+            continue
+        cells = CELL.findall(by_path[path].html).count(ex.slug)
+        if cells != 1:
+            wrong.append(f"{ex.id}: /{path} has {cells} code cells for it, not 1")
     assert wrong == [], "\n".join(wrong)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from course import chapters, manifest
 from authoring.validate import apply_mutant
+from tools.offline import page_url
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course" / "exercises"
@@ -50,12 +51,9 @@ def mutant_source(root: Path, slug: str, name: str) -> tuple[str, str]:
 
 
 def uri(page: str) -> str:
-    """The URL path, relative to the site, of a page under docs/ (MkDocs' directory URLs):
-    `t1/fixture-lesson.md` -> `t1/fixture-lesson/`, `t1/index.md` -> `t1/`, `index.md` -> ``."""
-    stem = page.removesuffix(".md")
-    if stem == "index" or stem.endswith("/index"):
-        return stem.removesuffix("index")
-    return stem + "/"
+    """The URL path, relative to the site, of a page under docs/, as the build addresses it (tools/offline.py
+    `page_url`): `t1/fixture-lesson.md` -> `t1/fixture-lesson/`, `t1/index.md` -> `t1/`, `index.md` -> ``."""
+    return page_url(page)
 
 
 def answer_text(values: tuple[float, ...]) -> str:

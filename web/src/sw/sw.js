@@ -278,9 +278,9 @@ function fillThese(urls, whole) {
 
 /**
  * The copy's state: files and bytes held of the whole list, whether a fill is on its way (`whole`: one for
- * everything), how many pages hold the fills (`holds`), the files being downloaded into it (`inflight`, which an update waits for: an event of this worker
- * still running keeps a new version waiting), and, when `page` is given, whether that page's scope is held
- * (`pageSaved`).
+ * everything), how many pages hold the fills (`holds`), the files being downloaded into it (`inflight`, which an
+ * update waits for: an event of this worker still running keeps a new version waiting), and, when `page` is given,
+ * whether that page's scope is held (`pageSaved`).
  */
 async function status(page) {
   const cache = await caches.open(CACHE);
