@@ -55,6 +55,10 @@ BARE_READY = "() => window.benchDone && (window.benchDone.failed ? -1 : window.b
 SITE_READY = "() => window.tinyllm && window.tinyllm.python && window.tinyllm.python.timeline.pytest"
 CHECK = """async (code) => {
     const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
+    if (cell.tlLater) {  // a cell mounts as the reader nears it (widgets.js mountWhenNear): scroll to it, as one would
+        cell.scrollIntoView({ block: "center" });
+        while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
+    }
     cell.tlCell.editor.setCode(code);
     const t0 = performance.now();
     const result = await cell.tlCell.check();
@@ -124,12 +128,18 @@ def one_run(engine: str, play, url: str) -> dict:
 
 STRAIGHT_AWAY = """async (code) => {
     const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
+    if (cell.tlLater) {  // a cell mounts as the reader nears it (widgets.js mountWhenNear): scroll to it, as one would
+        cell.scrollIntoView({ block: "center" });
+        while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
+    }
     cell.tlCell.editor.setCode(code);
     await cell.tlCell.check();
     const timeline = window.tinyllm.python.timeline;
     return [performance.now(), cell.dataset.status, timeline];
 }"""
-CELL_THERE = "() => !!document.querySelector('.tl-cell[data-exercise=\"e7-3\"]')?.tlCell"
+# The cell there to paste into: brought into view first, as a reader scrolls to it (a cell mounts as it nears it).
+CELL_THERE = ("() => { const c = document.querySelector('.tl-cell[data-exercise=\"e7-3\"]');"
+              " if (c && c.tlLater) c.scrollIntoView({ block: 'center' }); return !!c?.tlCell; }")
 # The rows of the first verdict's account, in order: the worker's marks (context.js MARKS), then the check's.
 CHECK_ROWS = {"sent": "the Check sent (the cell exists, the reference pasted)",
               "started": "the check started in the worker (it waited for stage pytest)",

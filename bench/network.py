@@ -270,7 +270,8 @@ def check_straight_away(play, url: str, conditions: dict | None) -> float:
     try:
         throttle(context, page, conditions)
         page.goto(url + LESSON, wait_until="commit")
-        page.wait_for_function("() => document.querySelector(\".tl-cell[data-exercise='e7-3']\")?.tlCell",
+        page.wait_for_function("() => { const c = document.querySelector(\".tl-cell[data-exercise='e7-3']\");"
+                               " if (c && c.tlLater) c.scrollIntoView({ block: 'center' }); return c?.tlCell; }",
                                timeout=600_000)
         return page.evaluate("""async (code) => {
             const cell = document.querySelector(".tl-cell[data-exercise='e7-3']");

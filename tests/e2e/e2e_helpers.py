@@ -98,7 +98,8 @@ PROGRESS = page_with(FIXTURE_DOCS, "/// progress")
 # ---- driving a code cell ----
 
 def cell(page, slug: str):
-    return page.locator(f'.tl-cell[data-exercise="{slug}"]')
+    """An exercise's code cell, brought into view as a reader scrolls to it, and mounted (`near`)."""
+    return near(page.locator(f'.tl-cell[data-exercise="{slug}"]'))
 
 
 STAGES = ["python", "numpy", "pytest"]
@@ -106,6 +107,7 @@ STAGES = ["python", "numpy", "pytest"]
 
 def wait_python(page, slug: str, stage: str = "pytest") -> None:
     """Wait until the cell's Python has reached `stage` or a later one (stages can follow within milliseconds)."""
+    cell(page, slug)
     later = STAGES[STAGES.index(stage):]
     page.wait_for_function("([slug, later]) => later.includes(document.querySelector("
                            "`.tl-cell[data-exercise='${slug}']`).dataset.python)", arg=[slug, later],
@@ -113,11 +115,13 @@ def wait_python(page, slug: str, stage: str = "pytest") -> None:
 
 
 def set_code(page, slug: str, code: str) -> None:
+    cell(page, slug)
     page.evaluate("([slug, code]) => document.querySelector(`.tl-cell[data-exercise='${slug}']`).tlCell.editor.setCode(code)",
                   [slug, code])
 
 
 def get_code(page, slug: str) -> str:
+    cell(page, slug)
     return page.evaluate("(slug) => document.querySelector(`.tl-cell[data-exercise='${slug}']`).tlCell.editor.getCode()", slug)
 
 
@@ -131,6 +135,7 @@ def press_in_editor(page, slug: str, keys: str) -> None:
 
 def wait_result(page, slug: str, timeout: int = CHECK_MS) -> str:
     """Wait until the cell is idle with a status, and return it."""
+    cell(page, slug)
     page.wait_for_function(
         "(slug) => { const c = document.querySelector(`.tl-cell[data-exercise='${slug}']`);"
         " return c.dataset.state === 'idle' && c.dataset.status; }", arg=slug, timeout=timeout)
@@ -150,9 +155,19 @@ def outcomes(page, slug: str) -> dict[str, str]:
             for i in range(rows.count())}
 
 
+def near(widget):
+    """A code cell, prompt, choice or reveal (a locator) scrolled into view as a reader brings it, unless it is
+    mounted already, then mounted: each mounts as it nears the viewport (web/src/page/widgets.js mountWhenNear),
+    and `tlLater` marks one still waiting. One round trip when it is mounted."""
+    if widget.evaluate("(el) => el.tlLater === true"):
+        widget.scroll_into_view_if_needed()
+        widget.page.wait_for_function("(el) => !el.tlLater", arg=widget.element_handle(), timeout=10_000)
+    return widget
+
+
 def answer(page, prompt: str, text: str) -> tuple[str | None, str]:
     """Type `text` into a numeric prompt and submit it; (its verdict, its feedback)."""
-    box = page.locator(f'.tl-numeric[data-prompt="{prompt}"]')
+    box = near(page.locator(f'.tl-numeric[data-prompt="{prompt}"]'))
     box.locator("input").fill(text)
     box.locator("button[type=submit]").click()
     return box.get_attribute("data-verdict"), box.locator(".tl-feedback").inner_text()

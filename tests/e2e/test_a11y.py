@@ -28,7 +28,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from conftest import REPO, SITE, served
 from authoring import page_kinds, pages
 from e2e_helpers import (COURSE, FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, cell, chapter_defs, exercises, failures,
-                         fixture_modules, outcomes, page_with, pages_with, reference, set_code, uri, wait_python,
+                         fixture_modules, near, outcomes, page_with, pages_with, reference, set_code, uri, wait_python,
                          wait_result)
 from test_course_check import broken_reference, run_check
 
@@ -117,10 +117,10 @@ def open_page(page, url: str, work: dict | None = None) -> None:
     # The class page's first visit reloads itself once the service worker takes it (issue 52): the page audited
     # is the one that stays, which says how it checks.
     page.wait_for_function("""() => window.tinyllmStarted === true
-        && !document.querySelector('.tl-fallback')
+        && [...document.querySelectorAll('.tl-fallback')].every((f) => f.parentElement.tlLater)
         && [...document.querySelectorAll('.tl-class')].every((c) => ['separated', 'refused'].includes(c.dataset.boundary))
         && [...document.querySelectorAll('.tl-progress')].every((p) => p.querySelector('table'))
-        && [...document.querySelectorAll('.tl-cell')].every((c) => c.tlCell)""", timeout=60_000)
+        && [...document.querySelectorAll('.tl-cell')].every((c) => c.tlCell || c.tlLater)""", timeout=60_000)
     page.wait_for_load_state("load")
     render_everything(page)
 
@@ -130,10 +130,13 @@ def render_everything(page) -> None:
     what is not drawn) and every editor handed over to CodeMirror (each once it nears the viewport: each cell
     brought into view in turn), so the audit sees all of the page as a reader scrolling through it does."""
     page.add_style_tag(content=".md-typeset .tl-fold { content-visibility: visible !important; }")
-    cells = page.locator(".tl-cell")
+    cells = page.locator(".tl-cell")  # each mounts as it nears the viewport, then hands its editor over
     for n in range(cells.count()):
         cells.nth(n).scroll_into_view_if_needed()
-        cells.nth(n).locator(".cm-editor").wait_for(timeout=60_000)
+        near(cells.nth(n)).locator(".cm-editor").wait_for(timeout=60_000)
+    widgets = page.locator(".tl-numeric, .tl-choice, .tl-reveal")  # each mounts as it nears the viewport
+    for n in range(widgets.count()):
+        near(widgets.nth(n))
     page.evaluate("window.scrollTo(0, 0)")
 
 

@@ -23,7 +23,7 @@ import yaml
 
 from conftest import REPO, SITE, Recorder, served
 from authoring import page_kinds
-from e2e_helpers import (COURSE, answer_text, chapter_defs, exercises, page_with, pages_with, uri)
+from e2e_helpers import (COURSE, answer_text, chapter_defs, exercises, near, page_with, pages_with, uri)
 
 def one_of_each(slugs: list[str]) -> list[str]:
     """One exercise of each kind (a lesson, a module, a module that builds on others, with numeric prompts or
@@ -94,6 +94,9 @@ def test_one_exercise_page_of_each_kind_loads_cleanly_and_its_prompts_accept_the
     for path in paths:
         page.goto(site_url + path)
         assert page.locator(".tl-cell[data-exercise]").count(), f"/{path} shows no exercise's code cell"
+        cells = page.locator(".tl-cell[data-exercise]")
+        for n in range(cells.count()):  # each mounts as the reader nears it
+            near(cells.nth(n))
         page.wait_for_function("() => [...document.querySelectorAll('.tl-cell[data-exercise]')]"
                                ".every((c) => c.querySelector('textarea'))")
         shown = page.evaluate("""() => [...document.querySelectorAll('.tl-numeric')].map((box) => {
@@ -109,14 +112,23 @@ def test_one_exercise_page_of_each_kind_loads_cleanly_and_its_prompts_accept_the
 # Every prompt of a page answered in one call into the page: the widget's own input and submit, as `answer` drives
 # them, without four round trips per prompt (about 0.1 s each, 475 prompts at N = 100). How a learner types into a
 # prompt (keys, focus, the feedback read out) is the fixture course's test (test_lesson.py).
-ANSWER_ALL = """(answers) => answers.map(([exercise, prompt, text]) => {
-    const box = document.querySelector(
-        `.tl-numeric[data-exercise="${CSS.escape(exercise)}"][data-prompt="${CSS.escape(prompt)}"]`);
-    if (!box) return [null, 'no such prompt on the page'];
-    box.querySelector('input').value = text;
-    box.querySelector('button[type=submit]').click();
-    return [box.dataset.verdict ?? null, box.querySelector('.tl-feedback').textContent];
-})"""
+# Each prompt is brought into view first, as a reader scrolls to it: it mounts as it nears the viewport
+# (web/src/page/widgets.js mountWhenNear), within a few frames.
+ANSWER_ALL = """async (answers) => {
+    const out = [];
+    for (const [exercise, prompt, text] of answers) {
+        const box = document.querySelector(
+            `.tl-numeric[data-exercise="${CSS.escape(exercise)}"][data-prompt="${CSS.escape(prompt)}"]`);
+        if (!box) { out.push([null, 'no such prompt on the page']); continue; }
+        box.scrollIntoView({ block: 'center' });
+        for (let frames = 0; box.tlLater && frames < 600; frames++) await new Promise(requestAnimationFrame);
+        if (box.tlLater) { out.push([null, 'the prompt did not mount in view']); continue; }
+        box.querySelector('input').value = text;
+        box.querySelector('button[type=submit]').click();
+        out.push([box.dataset.verdict ?? null, box.querySelector('.tl-feedback').textContent]);
+    }
+    return out;
+}"""
 
 
 def answer_all(page, path: str, prompts: list) -> None:

@@ -8,7 +8,7 @@ import json
 import time
 
 from e2e_helpers import (FIXTURE, FIXTURE_DOCS, LESSON, LESSON_EX, PROGRESS, answer, answer_text, cell,
-                         chapter_defs, exercises, failures, fixture_modules, page_with, reference, set_code, uri,
+                         chapter_defs, exercises, failures, fixture_modules, near, page_with, reference, set_code, uri,
                          wait_result)
 
 BASE, NEXT = fixture_modules()
@@ -82,7 +82,7 @@ def test_chapter_overview_follows_the_lesson(context, fixture_url):
         answer(lesson, prompt.id, answer_text(prompt.answer))
     for choice in LESSON_EX.choices:
         key = next(o.key for o in choice.options if o.correct)
-        lesson.locator(f'.tl-choice[data-prompt="{choice.id}"] .tl-option[data-key="{key}"]').click()
+        near(lesson.locator(f'.tl-choice[data-prompt="{choice.id}"]')).locator(f'.tl-option[data-key="{key}"]').click()
     assert status_of(overview, slug) == "in progress", "answers alone do not finish a lesson"
     set_code(lesson, slug, reference(FIXTURE, slug))
     cell(lesson, slug).locator("button.tl-check").click()

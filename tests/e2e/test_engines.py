@@ -32,7 +32,10 @@ PROMPT = next(p for p in LESSON_EX.prompts if p.feedback)
 CHOSEN = [e for e in os.environ.get("TL_ENGINES", ",".join(ENGINES)).split(",") if e]
 PYTHON_S = 120  # a cold start in a fresh profile, two cores, three browsers in one run
 
-CELL = "document.querySelector(`.tl-cell[data-exercise='${slug}']`)"
+# A slug's cell, brought into view first as a reader scrolls to it: a cell mounts as it nears the viewport
+# (web/src/page/widgets.js mountWhenNear; `tlLater` marks one still waiting).
+CELL = ("(() => { const c = document.querySelector(`.tl-cell[data-exercise='${slug}']`);"
+        " if (c && c.tlLater) c.scrollIntoView({ block: 'center' }); return c; })()")
 
 
 @pytest.fixture(params=CHOSEN)
@@ -75,11 +78,17 @@ def wait_python(engine, slug: str = SLUG, stage: str = "pytest") -> None:
                            f"timeline {engine.js('() => window.tinyllm?.python?.timeline')}") from None
 
 
+def mounted(engine, slug: str = SLUG) -> None:
+    engine.wait(f"(slug) => !!{CELL}?.tlCell", slug, what=f"{slug}'s cell mounted")
+
+
 def set_code(engine, code: str, slug: str = SLUG) -> None:
+    mounted(engine, slug)
     engine.js(f"(slug, code) => {CELL}.tlCell.editor.setCode(code)", slug, code)
 
 
 def press(engine, button: str, slug: str = SLUG) -> None:
+    mounted(engine, slug)
     engine.js(f"(slug, button) => {CELL}.querySelector(button).click()", slug, button)
 
 
@@ -90,6 +99,7 @@ def result(engine, slug: str = SLUG, timeout: float = PYTHON_S) -> str:
 
 
 def rows(engine, slug: str = SLUG) -> dict[str, str]:
+    mounted(engine, slug)
     return engine.js(f"(slug) => Object.fromEntries([...{CELL}.querySelectorAll('li[data-test]')]"
                      ".map((li) => [li.dataset.test, li.dataset.outcome]))", slug)
 
@@ -116,12 +126,18 @@ def test_a_lesson_page_loads_with_no_error(engine, site):
     clean(engine)
 
 
+# A prompt's input, once the prompt is brought into view as a reader scrolls to it: a prompt mounts as it nears the
+# viewport (web/src/page/widgets.js mountWhenNear).
+NEAR_INPUT = ("(id) => { const box = document.querySelector(`.tl-numeric[data-prompt='${id}']`);"
+              " if (box.tlLater) box.scrollIntoView({ block: 'center' }); return box.querySelector('input'); }")
+
+
 def test_a_numeric_prompt(engine, fixture_url):
     engine.open(fixture_url + LESSON)
     answer = ("(id, text) => { const box = document.querySelector(`.tl-numeric[data-prompt='${id}']`);"
               " box.querySelector('input').value = text; box.querySelector('button[type=submit]').click();"
               " return [box.dataset.verdict, box.querySelector('.tl-feedback').textContent]; }")
-    engine.wait("(id) => document.querySelector(`.tl-numeric[data-prompt='${id}'] input`)", PROMPT.id)
+    engine.wait(NEAR_INPUT, PROMPT.id)
     verdict, said = engine.js(answer, PROMPT.id, answer_text(PROMPT.feedback[0].answer))
     assert verdict == "incorrect" and PROMPT.feedback[0].message in said
     verdict, _ = engine.js(answer, PROMPT.id, answer_text(PROMPT.answer))
@@ -261,7 +277,7 @@ IMPORT = """(text) => {
 def test_progress_export_and_import(engine, site):
     _, url = site
     engine.open(url + LESSON)
-    engine.wait("(id) => document.querySelector(`.tl-numeric[data-prompt='${id}'] input`)", PROMPT.id)
+    engine.wait(NEAR_INPUT, PROMPT.id)
     engine.js("(id, text) => { const box = document.querySelector(`.tl-numeric[data-prompt='${id}']`);"
               " box.querySelector('input').value = text; box.querySelector('button[type=submit]').click(); }",
               PROMPT.id, answer_text(PROMPT.answer))
@@ -417,6 +433,7 @@ def test_a_phone_width_journey(engine, fixture_url):
     engine.open(fixture_url + LESSON)
     engine.narrow(PHONE_WIDTH, 844)
     assert engine.js("() => document.documentElement.clientWidth") <= PHONE_WIDTH
+    engine.wait(NEAR_INPUT, PROMPT.id)
     assert engine.js("(id) => document.querySelector(`.tl-numeric[data-prompt='${id}'] input`).inputMode",
                      PROMPT.id) == "decimal"
     wait_python(engine)

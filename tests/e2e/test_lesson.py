@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from e2e_helpers import (CHECK_MS, FIXTURE, LESSON, LESSON_EX, answer, answer_text, cell, failures, get_code,
-                         mutant_source, outcomes, press_in_editor, reference, set_code, starter, wait_python, wait_result)
+                         mutant_source, near, outcomes, press_in_editor, reference, set_code, starter, wait_python, wait_result)
 
 SLUG = LESSON_EX.slug
 LIST = next(p for p in LESSON_EX.prompts if len(p.answer) > 1 and p.feedback)    # normalised = [0.25, 0.25, 0.5]
@@ -64,7 +64,7 @@ def test_the_worked_answer_after_three_wrong_tries(page, fixture_url):
 
 def test_worked_answer_on_request_and_bad_input(page, fixture_url):
     page.goto(fixture_url + LESSON)
-    box = page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"]')
+    box = near(page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"]'))
     for bad, words in (("", "Type an answer"), ("NaN", "not a finite"), ("1e309", "too large"),
                        ("9" * 1000, "characters"), ("<script>alert(1)</script>", "not a number")):
         box.locator("input").fill(bad)
@@ -80,15 +80,16 @@ def test_predict_first_gates_the_explanation(page, fixture_url):
     page.goto(fixture_url + LESSON)
     body = page.locator(f'.tl-reveal[data-after="{PREDICT.id}"] .tl-reveal-body')
     assert not body.is_visible()
-    predict = page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]')
+    predict = near(page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]'))
     mine, other = PREDICT.options[0].key, PREDICT.options[1].key
     predict.locator(f'.tl-option[data-key="{mine}"]').click()
+    near(page.locator(f'.tl-reveal[data-after="{PREDICT.id}"]'))
     assert body.is_visible()
     assert predict.get_attribute("data-verdict") == "committed"
     assert predict.locator(f'.tl-option[data-key="{other}"]').is_disabled()  # a prediction is committed once
     assert predict.locator(f'.tl-option[data-key="{mine}"]').get_attribute("aria-pressed") == "true"
 
-    check = page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]')
+    check = near(page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]'))
     assert f"you predicted: {mine}" in check.locator(".tl-predicted").inner_text()
     check.locator(f'.tl-option[data-key="{wrong(CHECK).key}"]').click()
     assert check.get_attribute("data-verdict") == "incorrect"
@@ -144,6 +145,9 @@ def test_the_editor_is_plain_until_python_has_started_or_the_learner_touches_it(
     page.on("request", lambda r: asked.append(r.url))
     page.goto(fixture_url + LESSON)
     cells = page.locator(".tl-cell")
+    for n in range(cells.count()):  # each mounts as the reader nears it; then back to the top
+        near(cells.nth(n))
+    page.evaluate("window.scrollTo(0, 0)")
     page.wait_for_function("n => document.querySelectorAll('.tl-cell textarea.tl-editor-plain').length === n",
                            arg=cells.count())
     page.wait_for_timeout(300)
@@ -153,7 +157,7 @@ def test_the_editor_is_plain_until_python_has_started_or_the_learner_touches_it(
     assert plain.input_value() == get_code(page, SLUG)
     assert plain.get_attribute("aria-label")
 
-    example = page.locator('.tl-cell[data-kind="example"]').first
+    example = near(page.locator('.tl-cell[data-kind="example"]').first)
     example.locator("textarea.tl-editor-plain").click()
     example.locator(".cm-editor.cm-focused").wait_for()
     page.keyboard.press("Control+End")
@@ -427,7 +431,7 @@ def test_run_typed_code_and_the_example_cells(page, fixture_url):
     examples = page.locator('.tl-cell[data-kind="example"]')
     assert examples.count() >= 2
     for i in range(examples.count()):
-        example = examples.nth(i)
+        example = near(examples.nth(i))
         code = page.evaluate("(el) => JSON.parse(el.querySelector('script.tl-data').textContent).code",
                              example.element_handle())
         expected = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -442,22 +446,23 @@ def test_everything_survives_a_reload(page, fixture_url):
     mine_list = answer_text(LIST.answer)
     answer(page, LIST.id, mine_list)
     answer(page, NUMBER.id, answer_text(NUMBER.feedback[0].answer))
-    page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"] .tl-option[data-key="{PREDICT.options[1].key}"]').click()
-    page.locator(f'.tl-choice[data-prompt="{CHECK.id}"] .tl-option[data-key="{right(CHECK).key}"]').click()
+    near(page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]')).locator(
+        f'.tl-option[data-key="{PREDICT.options[1].key}"]').click()
+    near(page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]')).locator(f'.tl-option[data-key="{right(CHECK).key}"]').click()
     mine = reference(FIXTURE, SLUG) + "\n# my own note\n"
     set_code(page, SLUG, mine)
     cell(page, SLUG).locator("button.tl-check").click()
     assert wait_result(page, SLUG) == "passed", failures(page, SLUG)
 
     page.reload()
-    assert page.locator(f'.tl-numeric[data-prompt="{LIST.id}"]').get_attribute("data-verdict") == "correct"
+    assert near(page.locator(f'.tl-numeric[data-prompt="{LIST.id}"]')).get_attribute("data-verdict") == "correct"
     assert page.locator(f'.tl-numeric[data-prompt="{LIST.id}"] input').input_value() == mine_list
-    wrong_box = page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"]')
+    wrong_box = near(page.locator(f'.tl-numeric[data-prompt="{NUMBER.id}"]'))
     assert wrong_box.get_attribute("data-verdict") == "incorrect"
     assert NUMBER.feedback[0].message in wrong_box.locator(".tl-feedback").inner_text()
-    assert page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]').get_attribute("data-verdict") == "committed"
-    assert page.locator(f'.tl-reveal[data-after="{PREDICT.id}"] .tl-reveal-body').is_visible()
-    assert page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]').get_attribute("data-verdict") == "correct"
+    assert near(page.locator(f'.tl-choice[data-prompt="{PREDICT.id}"]')).get_attribute("data-verdict") == "committed"
+    assert near(page.locator(f'.tl-reveal[data-after="{PREDICT.id}"]')).locator(".tl-reveal-body").is_visible()
+    assert near(page.locator(f'.tl-choice[data-prompt="{CHECK.id}"]')).get_attribute("data-verdict") == "correct"
     assert get_code(page, SLUG) == mine
     assert set(outcomes(page, SLUG).values()) == {"passed"}
     assert cell(page, SLUG).locator(".tl-summary").inner_text().startswith("Last check: All")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import Recorder
-from e2e_helpers import FIXTURE, LESSON, LESSON_EX, answer_text, cell, reference, wait_python, wait_result
+from e2e_helpers import FIXTURE, LESSON, LESSON_EX, answer_text, cell, near, reference, wait_python, wait_result
 
 SLUG = LESSON_EX.slug
 PROMPT = LESSON_EX.prompts[0]
@@ -47,7 +47,7 @@ def fits(page, locator) -> None:
 
 def test_a_numeric_prompt_and_a_choice_by_touch(phone, fixture_url):
     phone.goto(fixture_url + LESSON)
-    box = phone.locator(f'.tl-numeric[data-prompt="{PROMPT.id}"]')
+    box = near(phone.locator(f'.tl-numeric[data-prompt="{PROMPT.id}"]'))
     field = box.locator("input")
     assert field.get_attribute("inputmode") == "decimal", "a phone shows its number keyboard"
     field.tap()
@@ -56,7 +56,7 @@ def test_a_numeric_prompt_and_a_choice_by_touch(phone, fixture_url):
     fits(phone, check)
     check.tap()
     assert box.get_attribute("data-verdict") == "correct"
-    choice = phone.locator(f'.tl-choice[data-prompt="{CHOICE.id}"]')
+    choice = near(phone.locator(f'.tl-choice[data-prompt="{CHOICE.id}"]'))
     right = next(o for o in CHOICE.options if o.correct)
     choice.locator(f'.tl-option[data-key="{right.key}"]').tap()
     assert choice.get_attribute("data-verdict") == "correct"

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from conftest import FIXTURE_SITE, REPO, served
-from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, cell, failures, reference, set_code, uri, wait_python,
+from e2e_helpers import (FIXTURE, LESSON, LESSON_EX, cell, failures, near, reference, set_code, uri, wait_python,
                          wait_result, wait_saved)
 
 SLUG = LESSON_EX.slug
@@ -219,7 +219,7 @@ def test_a_lesson_cell_plots_with_the_reference_and_says_what_to_write_with_the_
         (el) => { const data = JSON.parse(el.querySelector('script.tl-data').textContent);
                   return data.uses === slug && el.textContent.includes('matplotlib'); })""", ex.slug)
     assert which >= 0, f"no example of {ex.page} uses {ex.id} and plots"
-    example = examples.nth(which)
+    example = near(examples.nth(which))
     wait_python(page, ex.slug, "numpy")
     example.locator("button.tl-run").click()
     page.wait_for_function("(el) => el.dataset.state === 'idle' && el.dataset.status", arg=example.element_handle(),

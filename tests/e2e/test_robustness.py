@@ -81,6 +81,7 @@ def test_stop_ends_runaway_code(shared_page, name):
 
 def set_time_limit(page, seconds: float | None) -> float:
     """Set the cell's time limit (None leaves it); returns the one it had."""
+    cell(page, SLUG)
     return page.evaluate("([s, t]) => { const c = document.querySelector(`.tl-cell[data-exercise='${s}']`).tlCell;"
                          " const old = c.settings.timeLimit; if (t !== null) c.settings.timeLimit = t; return old; }",
                          [SLUG, seconds])

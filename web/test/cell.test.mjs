@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { mountCell } from "../src/page/cell/code-cell.js";
+import { mountCell, warmUpPage } from "../src/page/cell/code-cell.js";
 import { createStore, keys } from "../src/page/store.js";
 import {
   defaultBehaviour, exampleHTML, exerciseHTML, fakeEditor, fakePython, page, SharedStorage, tick, until,
@@ -406,6 +406,19 @@ test("once Python is ready, one silent check against the reference warms the jud
   assert.equal(rows(s.root).length, 0);
   assert.equal(s.store.get(keys.result("m-2")), null);
   assert.equal(s.workers[0].log.filter((m) => m.type === "check").length, 1, "once");
+});
+
+test("the page warms Python up for its first exercise before its cell is mounted, and the cell, once mounted, not again", async (t) => {
+  const s = setup(exampleHTML("x = 1\n") + exerciseHTML(data("m-2", { requires: ["m-0", "m-1"] })), { mount: false });
+  const cancel = warmUpPage(s.document, s.ctx);
+  t.after(() => { cancel(); s.dispose(); });
+  await until(() => s.workers[0].log.some((m) => m.type === "check"), 2000, "the page's warm-up check");
+  const [warm] = s.workers[0].log.filter((m) => m.type === "check");
+  assert.equal(warm.files["tinyllm/m_2.py"], "# reference of M2\n", "the exercise's, not the example's");
+  const cell = mountCell(s.document.querySelector('.tl-cell[data-kind="exercise"]'), s.ctx); // the reader comes near
+  t.after(() => cell.destroy());
+  await tick(400);
+  assert.equal(s.workers[0].log.filter((m) => m.type === "check").length, 1, "once, whoever asks first");
 });
 
 test("no warm-up when the learner asked for something first", async (t) => {

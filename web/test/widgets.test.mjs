@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { defaultYield, mountEach, mountInTurns, widgetData, WidgetError } from "../src/page/widgets.js";
+import { defaultYield, mountEach, mountInTurns, mountWhenNear, widgetData, WidgetError } from "../src/page/widgets.js";
 import { mountCell } from "../src/page/cell/code-cell.js";
 import { mountNumeric } from "../src/page/prompts.js";
 import { createStore } from "../src/page/store.js";
@@ -139,4 +139,73 @@ test("defaultYield waits for the next frame to be drawn on a shown page, and not
   const started = Date.now();
   await defaultYield(stalled);
   assert.ok(Date.now() - started < 1000);
+});
+
+/** An IntersectionObserver the test drives: `show(...roots)` reports those near the viewport, the others not. */
+function fakeObserverWindow() {
+  const observers = [];
+  class IntersectionObserver {
+    constructor(callback, options) {
+      this.callback = callback;
+      this.options = options;
+      this.watched = new Set();
+      observers.push(this);
+    }
+    observe(el) { this.watched.add(el); }
+    unobserve(el) { this.watched.delete(el); }
+  }
+  const listeners = {};
+  return {
+    IntersectionObserver,
+    observers,
+    addEventListener: (type, fn) => { (listeners[type] ||= []).push(fn); },
+    fire: (type) => (listeners[type] || []).forEach((fn) => fn({ type })),
+    show: async (...roots) => {
+      for (const o of observers) {
+        o.callback([...o.watched].map((target) => ({ target, isIntersecting: roots.includes(target) })));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    },
+  };
+}
+
+test("mountWhenNear mounts the widgets near the viewport, then each as it comes near, or when reached into", async () => {
+  const { document, window } = page('<p class="a" id="1"><button id="b1"></button></p><p class="b" id="2"></p>'
+    + '<p class="a" id="3"><button id="b3"></button></p><p class="b" id="4"></p><p class="a" id="5"></p>');
+  const win = fakeObserverWindow();
+  const log = [];
+  const mount = (root) => log.push(root.id);
+  const el = (id) => document.getElementById(id);
+  const near = mountWhenNear(document, [[".a", mount], [".b", mount]], { win, yieldNow: async () => {} });
+  assert.equal(win.observers[0].options.rootMargin, "100% 0px");
+  assert.deepEqual(log, [], "nothing mounts before the observer says what is near");
+  assert.equal(el("3").tlLater, true);
+  await win.show(el("2"), el("1")); // the observer's first report: the top of the page
+  assert.deepEqual(log, ["1", "2"], "in the page's order");
+  assert.equal(el("1").tlLater, undefined);
+  assert.equal(near.pending(), 3);
+  await win.show(el("4"));
+  assert.deepEqual(log, ["1", "2", "4"]);
+  await win.show(el("4"), el("1")); // reported again: mounted once
+  assert.deepEqual(log, ["1", "2", "4"]);
+  el("b3").dispatchEvent(new window.Event("pointerdown", { bubbles: true })); // a tap into one far away
+  assert.deepEqual(log, ["1", "2", "4", "3"], "mounted at once, before the tap's click");
+  assert.equal(win.observers[0].watched.has(el("3")), false);
+  document.dispatchEvent(Object.assign(new window.Event("keydown", { bubbles: true }), { key: "Tab" }));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(log, ["1", "2", "4", "3", "5"], "a keyboard's first Tab mounts everything left");
+  assert.equal(near.pending(), 0);
+});
+
+test("mountWhenNear mounts everything before printing, and mounts in turns where there is no IntersectionObserver", async () => {
+  const { document } = page('<p class="a" id="1"></p><p class="a" id="2"></p>');
+  const win = fakeObserverWindow();
+  const log = [];
+  mountWhenNear(document, [[".a", (root) => log.push(root.id)]], { win });
+  win.fire("beforeprint");
+  assert.deepEqual(log, ["1", "2"]);
+  const plain = page('<p class="a" id="3"></p><p class="a" id="4"></p>');
+  const none = mountWhenNear(plain.document, [[".a", (root) => log.push(root.id)]], { win: {}, yieldNow: async () => {} });
+  await none.mountAll();
+  assert.deepEqual(log, ["1", "2", "3", "4"]);
 });

@@ -6,13 +6,13 @@ import { browserStorage, createStore } from "./store.js";
 import { PythonWorker } from "./worker-client.js";
 import { STAGE } from "../shared/protocol.js";
 import { mountNumeric, mountChoice, mountReveal } from "./prompts.js";
-import { mountCell } from "./cell/code-cell.js";
+import { mountCell, warmUpPage } from "./cell/code-cell.js";
 import { renderMath } from "./math.js";
 import { mountCatalogues } from "./catalogue.js";
 import { mountProgress } from "./progress.js";
 import { mountChapter, mountModuleMap } from "./course.js";
 import { mountA11y } from "./a11y.js";
-import { mountInTurns, showWidgetError } from "./widgets.js";
+import { mountInTurns, mountWhenNear, showWidgetError } from "./widgets.js";
 import { mountOlInstall } from "./ol-install.js";
 import { fillsByItself, mountOffline, requestFill } from "./offline.js";
 import { keepWhenSaved } from "./keep.js";
@@ -170,12 +170,22 @@ function start() {
   attempt(() => mountA11y(document));
   attempt(() => mountTheme(document, window, whenIdle)); // the theme's components the build left to the page
   attempt(() => mountCatalogues(document, store));
-  // Every widget in the page's order, in turns (widgets.js mountInTurns): a long lesson's set-up never holds the
-  // main thread for long, so the reader can scroll, type and press a button meanwhile.
-  const widgets = [
+  // The code cells, prompts, choices and reveals as the reader comes near each (widgets.js mountWhenNear): a long
+  // lesson has many, below the fold, and the reader meets them one screen at a time. Python warms up for the
+  // page's first exercise whether or not its cell is mounted yet.
+  const near = [
     [".tl-numeric", (root) => mountNumeric(root, store)],
     [".tl-choice", (root) => mountChoice(root, store)],
     [".tl-reveal", (root) => mountReveal(root, store)],
+  ];
+  if (python) {
+    near.push([".tl-cell", (root) => mountCell(root, { store, python, base })]);
+    warmUpPage(document, { python, base });
+  }
+  mountWhenNear(document, near);
+  // Every other widget in the page's order, in turns (widgets.js mountInTurns): a long lesson's set-up never holds
+  // the main thread for long, so the reader can scroll, type and press a button meanwhile.
+  const widgets = [
     [".tl-progress", (root) => mountProgress(root, { store, base })],
     // The class page's code (and its workers) load only where a class widget is: a chunk of its own.
     [".tl-class", (root) => import("./class/class-page.js")
@@ -192,7 +202,6 @@ function start() {
       only: new URLSearchParams(location.search).get("only"), // ?only=E7.3,M07.6: those exercises alone
     })],
   ];
-  if (python) widgets.push([".tl-cell", (root) => mountCell(root, { store, python, base })]);
   mountInTurns(document, widgets).catch((err) => console.error(err));
   if (python) {
     window.tinyllm = { python, store };

@@ -136,3 +136,71 @@ export async function mountInTurns(scope, kinds, options = {}) {
   }
   return all;
 }
+
+/** How far ahead of the screen a widget mounts: one screen's height above and below it. */
+export const NEAR_MARGIN = "100% 0px";
+
+/**
+ * Mount each widget as the reader comes near it (issue 51): those within a screen of the viewport as the page
+ * opens, in turns (`mountInTurns`'s budget and yield), and each other one once scrolling brings it that near.
+ * Widgets the reader never comes near are never mounted: a long lesson's prompts and choices below the fold were
+ * most of what its main thread did after the first paint (Lighthouse's mobile audit of E7.5: 371 ms of blocking
+ * time, 93 ms with only the near ones mounted). Their text is in the page from the build, so it reads, prints
+ * and is found by search; the controls come with the mount. A widget also mounts at once when the reader reaches
+ * into it (a pointer or a focus inside it), everything left mounts before printing, and at the first Tab, so that
+ * a keyboard never passes over controls that are not there yet. Each root waiting carries `tlLater` (a property:
+ * an attribute would restyle it). Without IntersectionObserver, every widget mounts in turns as before.
+ * @param {Document} scope
+ * @param {Array<[string, (root: Element) => unknown]>} kinds  a selector and its mount, per kind of widget
+ * @param {{margin?: string, win?: object, budget?: number, yieldNow?: () => Promise<unknown>, now?: () => number}} [options]
+ * @returns {{pending: () => number, mountAll: () => Promise<unknown>}}
+ */
+export function mountWhenNear(scope, kinds, options = {}) {
+  const { margin = NEAR_MARGIN, win = globalThis, ...turns } = options;
+  const selector = kinds.map(([s]) => s).join(", ");
+  const order = kinds.length ? [...scope.querySelectorAll(selector)] : [];
+  if (typeof win.IntersectionObserver !== "function") {
+    const all = mountInTurns(scope, kinds, turns);
+    return { pending: () => 0, mountAll: () => all };
+  }
+  const pending = new Set(order);
+  const mountOne = (root) => {
+    if (!pending.delete(root)) return;
+    observer.unobserve(root);
+    delete root.tlLater;
+    const [, mount] = kinds.find(([s]) => root.matches(s));
+    mountEach({ querySelectorAll: () => [root] }, "", mount);
+  };
+  const inTurns = async (roots) => {
+    const { budget = TURN_MS, yieldNow = defaultYield, now = () => performance.now() } = turns;
+    let started = now();
+    for (const root of roots) {
+      if (!pending.has(root)) continue;
+      if (now() - started >= budget) {
+        await yieldNow();
+        started = now();
+      }
+      mountOne(root);
+    }
+  };
+  const observer = new win.IntersectionObserver((entries) => {
+    const near = new Set(entries.filter((e) => e.isIntersecting).map((e) => e.target));
+    inTurns(order.filter((root) => near.has(root))).catch((err) => console.error(err));
+  }, { rootMargin: margin });
+  for (const root of order) {
+    root.tlLater = true;
+    observer.observe(root);
+  }
+  const reach = (event) => {
+    const root = event.target && typeof event.target.closest === "function" ? event.target.closest(selector) : null;
+    if (root && pending.has(root)) mountOne(root);
+  };
+  const mountAll = () => inTurns(order);
+  scope.addEventListener("pointerdown", reach, true);
+  scope.addEventListener("focusin", reach, true);
+  scope.addEventListener("keydown", (event) => {
+    if (event.key === "Tab" && pending.size) mountAll().catch((err) => console.error(err));
+  }, true);
+  win.addEventListener?.("beforeprint", () => [...order].forEach(mountOne));
+  return { pending: () => pending.size, mountAll };
+}

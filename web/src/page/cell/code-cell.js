@@ -293,6 +293,38 @@ function createCommands(cell, env, model, autosave, settings) {
   return commands;
 }
 
+/** The exercises whose warm-up check each Python worker has run: one each, whoever asks for it first. */
+const warmed = new WeakMap();
+function firstWarmUp(python, slug) {
+  if (!warmed.has(python)) warmed.set(python, new Set());
+  const done = warmed.get(python);
+  if (done.has(slug)) return false;
+  done.add(slug);
+  return true;
+}
+
+/**
+ * The warm-up check (below) for the page's first exercise cell, whether or not that cell is mounted yet: a cell
+ * mounts only once the reader comes near it (widgets.js mountWhenNear), and the first Check should not wait for
+ * that. The cell, once mounted, does not warm up what has been warmed up here.
+ * @param {Document} doc
+ * @param {{python: object, base: URL|string, loadBundle?: (slug: string) => Promise<object>}} ctx
+ * @returns {() => void} cancels it
+ */
+export function warmUpPage(doc, ctx) {
+  const root = doc.querySelector('.tl-cell[data-kind="exercise"]');
+  if (!root) return () => {};
+  let cell;
+  try {
+    cell = describeCell(root, { pathname: "/" });
+  } catch {
+    return () => {}; // the cell says what is wrong with it when it mounts
+  }
+  const env = { python: ctx.python, loadBundle: ctx.loadBundle || ((slug) => loadBundle(ctx.base, slug)) };
+  const idle = { state: { busy: false } };
+  return warmUp(cell, env, idle, { timeLimit: cell.timeLimit });
+}
+
 /**
  * Once Python is ready and the learner has not asked for anything yet, run the hidden suite once against the
  * reference, silently. The first check of a fresh interpreter pays for pytest's first session, the test
@@ -306,7 +338,7 @@ function warmUp(cell, env, model, settings) {
   let done = false;
   const idle = () => !model.state.busy && python.pending.size === 0;
   const go = async () => {
-    if (!idle()) return;
+    if (!idle() || !firstWarmUp(python, cell.slug)) return;
     try {
       const [bundle, ...deps] = await Promise.all([cell.slug, ...cell.requires].map(env.loadBundle));
       const files = Object.fromEntries(deps.map((d) => [d.importPath, d.reference]));
