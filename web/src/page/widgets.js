@@ -143,9 +143,9 @@ export const NEAR_MARGIN = "100% 0px";
 /**
  * Mount each widget as the reader comes near it (issue 51): those within a screen of the viewport as the page
  * opens, in turns (`mountInTurns`'s budget and yield), and each other one once scrolling brings it that near.
- * Widgets the reader never comes near are never mounted: a long lesson's prompts and choices below the fold were
- * most of what its main thread did after the first paint (Lighthouse's mobile audit of E7.5: 371 ms of blocking
- * time, 93 ms with only the near ones mounted). Their text is in the page from the build, so it reads, prints
+ * Widgets the reader never comes near are never mounted: a long lesson's code cells below the fold were most of
+ * what its main thread did after the first paint (Lighthouse's mobile audit, 5 runs: E7.5's blocking time 532 ->
+ * 189 ms, M07.6's 297 -> 195; bench/README.md). Their text is in the page from the build, so it reads, prints
  * and is found by search; the controls come with the mount. A widget also mounts at once when the reader reaches
  * into it (a pointer or a focus inside it), everything left mounts before printing, and at the first Tab, so that
  * a keyboard never passes over controls that are not there yet. Each root waiting carries `tlLater` (a property:
