@@ -93,8 +93,8 @@ def test_one_exercise_page_of_each_kind_loads_cleanly_and_its_prompts_accept_the
     assert paths, "the course's exercises have pages"
     for path in paths:
         page.goto(site_url + path)
-        assert page.locator(".tl-cell[data-exercise]").count(), f"/{path} shows no exercise's code cell"
         cells = page.locator(".tl-cell[data-exercise]")
+        assert cells.count(), f"/{path} shows no exercise's code cell"
         for n in range(cells.count()):  # each mounts as the reader nears it
             near(cells.nth(n))
         page.wait_for_function("() => [...document.querySelectorAll('.tl-cell[data-exercise]')]"

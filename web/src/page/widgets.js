@@ -119,22 +119,33 @@ export const TURN_MS = 10;
  * @returns {Promise<{mounted: unknown[], failed: Element[]}>}
  */
 export async function mountInTurns(scope, kinds, options = {}) {
-  const { budget = TURN_MS, yieldNow = defaultYield, now = () => performance.now() } = options;
   const all = { mounted: [], failed: [] };
   if (!kinds.length) return all;
   const roots = [...scope.querySelectorAll(kinds.map(([selector]) => selector).join(", "))];
-  let started = now();
-  for (const root of roots) {
-    const [, mount] = kinds.find(([selector]) => root.matches(selector));
-    const { mounted, failed } = mountEach({ querySelectorAll: () => [root] }, "", mount);
+  await inTurns(roots, (root) => {
+    const { mounted, failed } = mountRoot(root, kinds);
     all.mounted.push(...mounted);
     all.failed.push(...failed);
+  }, options);
+  return all;
+}
+
+/** One root, with the mount of the first kind whose selector it matches, in its own guard (`mountEach`). */
+function mountRoot(root, kinds) {
+  const [, mount] = kinds.find(([selector]) => root.matches(selector));
+  return mountEach({ querySelectorAll: () => [root] }, "", mount);
+}
+
+/** `step` over `items` in order, yielding to the browser whenever a turn has run for `budget` ms. */
+async function inTurns(items, step, { budget = TURN_MS, yieldNow = defaultYield, now = () => performance.now() } = {}) {
+  let started = now();
+  for (const item of items) {
+    step(item);
     if (now() - started >= budget) {
       await yieldNow();
       started = now();
     }
   }
-  return all;
 }
 
 /** How far ahead of the screen a widget mounts: one screen's height above and below it. */
@@ -168,24 +179,12 @@ export function mountWhenNear(scope, kinds, options = {}) {
     if (!pending.delete(root)) return;
     observer.unobserve(root);
     delete root.tlLater;
-    const [, mount] = kinds.find(([s]) => root.matches(s));
-    mountEach({ querySelectorAll: () => [root] }, "", mount);
+    mountRoot(root, kinds);
   };
-  const inTurns = async (roots) => {
-    const { budget = TURN_MS, yieldNow = defaultYield, now = () => performance.now() } = turns;
-    let started = now();
-    for (const root of roots) {
-      if (!pending.has(root)) continue;
-      if (now() - started >= budget) {
-        await yieldNow();
-        started = now();
-      }
-      mountOne(root);
-    }
-  };
+  const someInTurns = (roots) => inTurns(roots.filter((root) => pending.has(root)), mountOne, turns);
   const observer = new win.IntersectionObserver((entries) => {
     const near = new Set(entries.filter((e) => e.isIntersecting).map((e) => e.target));
-    inTurns(order.filter((root) => near.has(root))).catch((err) => console.error(err));
+    someInTurns(order.filter((root) => near.has(root))).catch((err) => console.error(err));
   }, { rootMargin: margin });
   for (const root of order) {
     root.tlLater = true;
@@ -195,12 +194,12 @@ export function mountWhenNear(scope, kinds, options = {}) {
     const root = event.target && typeof event.target.closest === "function" ? event.target.closest(selector) : null;
     if (root && pending.has(root)) mountOne(root);
   };
-  const mountAll = () => inTurns(order);
+  const mountAll = () => someInTurns(order);
   scope.addEventListener("pointerdown", reach, true);
   scope.addEventListener("focusin", reach, true);
   scope.addEventListener("keydown", (event) => {
     if (event.key === "Tab" && pending.size) mountAll().catch((err) => console.error(err));
   }, true);
-  win.addEventListener?.("beforeprint", () => [...order].forEach(mountOne));
+  win.addEventListener?.("beforeprint", () => order.forEach(mountOne));
   return { pending: () => pending.size, mountAll };
 }
