@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.run import ARGS, LESSON, reference
+from bench.run import ARGS, LESSON, NEAR_CELL, reference
 from authoring.serve import start_in_thread
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,12 +53,9 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "cpu": 4,
 READ_S = 10  # a reader's pause before the first Check
 BARE_READY = "() => window.benchDone && (window.benchDone.failed ? -1 : window.benchDone.pytest)"
 SITE_READY = "() => window.tinyllm && window.tinyllm.python && window.tinyllm.python.timeline.pytest"
-CHECK = """async (code) => {
+CHECK = """async (code) => {""" + NEAR_CELL + """
     const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
-    if (cell.tlLater) {  // a cell mounts as the reader nears it (widgets.js mountWhenNear): scroll to it, as one would
-        cell.scrollIntoView({ block: "center" });
-        while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
-    }
+    await mounted(cell);
     cell.tlCell.editor.setCode(code);
     const t0 = performance.now();
     const result = await cell.tlCell.check();
@@ -126,20 +123,16 @@ def one_run(engine: str, play, url: str) -> dict:
     return {**out, "site_ready": site["site_ready"], "first_check": site["first_check"]}
 
 
-STRAIGHT_AWAY = """async (code) => {
+STRAIGHT_AWAY = """async (code) => {""" + NEAR_CELL + """
     const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
-    if (cell.tlLater) {  // a cell mounts as the reader nears it (widgets.js mountWhenNear): scroll to it, as one would
-        cell.scrollIntoView({ block: "center" });
-        while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
-    }
+    await mounted(cell);
     cell.tlCell.editor.setCode(code);
     await cell.tlCell.check();
     const timeline = window.tinyllm.python.timeline;
     return [performance.now(), cell.dataset.status, timeline];
 }"""
-# The cell there to paste into: brought into view first, as a reader scrolls to it (a cell mounts as it nears it).
-CELL_THERE = ("() => { const c = document.querySelector('.tl-cell[data-exercise=\"e7-3\"]');"
-              " if (c && c.tlLater) c.scrollIntoView({ block: 'center' }); return !!c?.tlCell; }")
+# The cell there to paste into, brought into view first as a reader scrolls to it.
+CELL_THERE = "() => {" + NEAR_CELL + " return !!near(document.querySelector('.tl-cell[data-exercise=\"e7-3\"]'))?.tlCell; }"
 # The rows of the first verdict's account, in order: the worker's marks (context.js MARKS), then the check's.
 CHECK_ROWS = {"sent": "the Check sent (the cell exists, the reference pasted)",
               "started": "the check started in the worker (it waited for stage pytest)",

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench.run import ARGS, GRADE, LESSON, READY, STAGE_WATCH, reference
+from bench.run import ARGS, GRADE, LESSON, NEAR_CELL, READY, STAGE_WATCH, reference
 from authoring.serve import Handler, start_in_thread
 
 REPO = Path(__file__).resolve().parent.parent
@@ -270,8 +270,7 @@ def check_straight_away(play, url: str, conditions: dict | None) -> float:
     try:
         throttle(context, page, conditions)
         page.goto(url + LESSON, wait_until="commit")
-        page.wait_for_function("() => { const c = document.querySelector(\".tl-cell[data-exercise='e7-3']\");"
-                               " if (c && c.tlLater) c.scrollIntoView({ block: 'center' }); return c?.tlCell; }",
+        page.wait_for_function("() => {" + NEAR_CELL + " return near(document.querySelector(\".tl-cell[data-exercise='e7-3']\"))?.tlCell; }",
                                timeout=600_000)
         return page.evaluate("""async (code) => {
             const cell = document.querySelector(".tl-cell[data-exercise='e7-3']");

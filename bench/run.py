@@ -29,6 +29,16 @@ SITE = REPO / "site"
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--no-first-run", "--disable-quic", "--disable-gpu"]
 LESSON, MODULE = "e7/rejection-correction/", "m07/rejection-sampling/"
+# A code cell mounts as the reader nears it (web/src/page/widgets.js mountWhenNear), so the benchmarks scroll to
+# one first, as a reader would. Declares `near(cell)` (scrolls to a cell still waiting, returns it) and
+# `mounted(cell)` (awaits its `tlCell`), for the page functions below and in bench/engines.py and bench/network.py.
+NEAR_CELL = """
+    const near = (cell) => { if (cell && cell.tlLater) cell.scrollIntoView({ block: "center" }); return cell; };
+    const mounted = async (cell) => {
+        near(cell);
+        while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
+    };
+"""
 # Records when the first code cell reports each Python stage, on the page's clock. Reading the DOM rather than
 # the worker client keeps the benchmark usable on older builds of the site too (for before/after tables).
 STAGE_WATCH = """
@@ -94,12 +104,9 @@ def reference(slug: str) -> str:
 def set_code_and_check(page, slug: str, code: str) -> tuple[float, float | None]:
     """Put `code` in the cell and press Check. Returns the ms until the result is shown (page clock) and how
     long the hidden tests' bodies ran, as the judge measured them (None from a build that does not say)."""
-    return tuple(page.evaluate("""async ([slug, code]) => {
+    return tuple(page.evaluate("""async ([slug, code]) => {""" + NEAR_CELL + """
         const cell = document.querySelector(`.tl-cell[data-exercise='${slug}']`);
-    if (cell.tlLater) {  // a cell mounts as the reader nears it (widgets.js mountWhenNear): scroll to it, as one would
-        cell.scrollIntoView({ block: "center" });
-        while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
-    }
+        await mounted(cell);
         cell.tlCell.editor.setCode(code);
         let durations = null;
         const seen = (e) => { if (e.detail.slug === slug) durations = e.detail.result.durations || null; };
