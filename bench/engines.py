@@ -6,10 +6,11 @@
 
 For every run, a fresh browser (an empty profile) opens the bare page (bench/bare/) and reads when it could grade;
 another fresh browser opens the lesson page, reads when it could grade (the worker client's timeline, on the
-page's clock from navigation), waits 10 s as a reader would, pastes the reference and presses Check. Medians of
-the runs, and ratios to the bare page of the same engine in the same run. The engines are driven as the engine
-matrix drives them (tests/e2e/engines.py): Chromium through Playwright, Firefox over WebDriver BiDi, WebKitGTK
-over classic WebDriver on a virtual display.
+page's clock from navigation), waits 10 s as a reader would, scrolls to E7.3's cell and waits for its editor
+(bench/run.py NEAR_CELL `arrived`), pastes the reference and presses Check. Medians of the runs, and ratios to
+the bare page of the same engine in the same run. The engines are driven as the engine matrix drives them
+(tests/e2e/engines.py): Chromium through Playwright, Firefox over WebDriver BiDi, WebKitGTK over classic WebDriver
+on a virtual display.
 
 `phone` is Chromium as a phone: a 390×844 viewport, the CPU slowed 4× (DevTools `Emulation.setCPUThrottlingRate`,
 which slows the page's renderer process: its workers run in it) and a mobile line (DevTools' "Fast 4G": 9 Mbit/s
@@ -55,7 +56,7 @@ BARE_READY = "() => window.benchDone && (window.benchDone.failed ? -1 : window.b
 SITE_READY = "() => window.tinyllm && window.tinyllm.python && window.tinyllm.python.timeline.pytest"
 CHECK = """async (code) => {""" + NEAR_CELL + """
     const cell = document.querySelector('.tl-cell[data-exercise="e7-3"]');
-    await mounted(cell);
+    await arrived(cell);
     cell.tlCell.editor.setCode(code);
     const t0 = performance.now();
     const result = await cell.tlCell.check();

@@ -30,13 +30,23 @@ ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-
         "--no-first-run", "--disable-quic", "--disable-gpu"]
 LESSON, MODULE = "e7/rejection-correction/", "m07/rejection-sampling/"
 # A code cell mounts as the reader nears it (web/src/page/widgets.js mountWhenNear), so the benchmarks scroll to
-# one first, as a reader would. Declares `near(cell)` (scrolls to a cell still waiting, returns it) and
-# `mounted(cell)` (awaits its `tlCell`), for the page functions below and in bench/engines.py and bench/network.py.
+# one first, as a reader would. Declares `near(cell)` (scrolls to a cell still waiting, returns it), `mounted(cell)`
+# (awaits its `tlCell`: a learner who pastes the moment the cell is there) and `arrived(cell)` (scrolls to the cell
+# in any build, awaits its `tlCell` and then its editor's hand-over to CodeMirror, which starts once the editor is
+# near the viewport, for up to 5 s: a learner who has reached the cell and then checks; the Check is timed after
+# it, so that it is the Check's own time in every build), for the page functions below and in bench/engines.py and
+# bench/network.py.
 NEAR_CELL = """
     const near = (cell) => { if (cell && cell.tlLater) cell.scrollIntoView({ block: "center" }); return cell; };
     const mounted = async (cell) => {
         near(cell);
         while (!cell.tlCell) await new Promise((resolve) => requestAnimationFrame(resolve));
+    };
+    const arrived = async (cell) => {
+        cell.scrollIntoView({ block: "center" });
+        await mounted(cell);
+        const upgraded = cell.tlCell.editor && cell.tlCell.editor.upgraded;
+        if (upgraded) await Promise.race([upgraded, new Promise((resolve) => setTimeout(resolve, 5000))]);
     };
 """
 # Records when the first code cell reports each Python stage, on the page's clock. Reading the DOM rather than
@@ -106,7 +116,7 @@ def set_code_and_check(page, slug: str, code: str) -> tuple[float, float | None]
     long the hidden tests' bodies ran, as the judge measured them (None from a build that does not say)."""
     return tuple(page.evaluate("""async ([slug, code]) => {""" + NEAR_CELL + """
         const cell = document.querySelector(`.tl-cell[data-exercise='${slug}']`);
-        await mounted(cell);
+        await arrived(cell);
         cell.tlCell.editor.setCode(code);
         let durations = null;
         const seen = (e) => { if (e.detail.slug === slug) durations = e.detail.result.durations || null; };
