@@ -276,11 +276,20 @@ def against_main(args) -> int:
     sides = {"before": Path(args.against), "after": Path(args.site)}
     served = {side: served_copy(site) for side, site in sides.items()}
     runs: dict[str, list[dict]] = {side: [] for side in sides}
+    lost: list[str] = []
     try:
         with sync_playwright() as play:
             for i in range(args.runs):
                 for side, (_, url) in served.items():
-                    runs[side].append(site_run(args.engine, play, url, args.repeat))
+                    for attempt in range(3):  # a browser that crashed or hung loses its run, which is run again
+                        try:
+                            runs[side].append(site_run(args.engine, play, url, args.repeat))
+                            break
+                        except Exception as exc:  # noqa: BLE001 - WebDriver's and Playwright's errors alike
+                            lost.append(f"{side} run {i + 1}: {str(exc).splitlines()[0][:200].rstrip('.')}")
+                            print(f"{args.engine} {side}: run {i + 1} lost ({lost[-1]}), run again", file=sys.stderr)
+                    else:
+                        raise RuntimeError(f"{args.engine} {side}: run {i + 1} lost three times")
                     print(f"{args.engine} {side}: run {i + 1}/{args.runs}: {runs[side][-1]}", file=sys.stderr)
     finally:
         for server, _ in served.values():
@@ -288,7 +297,8 @@ def against_main(args) -> int:
     keys = [k for k in runs["after"][0] if all(r.get(k) is not None for rs in runs.values() for r in rs)]
     lines = [f"# {args.engine}: {sides['before']} (before) and {sides['after']} (after), alternating run by run",
              "", f"`python -m bench.engines --engine {args.engine} --runs {args.runs} --against …`; fresh browsers, "
-             f"ms on the page's clock; medians, then every run in order.", "",
+             f"ms on the page's clock; medians, then every run in order."
+             + (f" Runs lost and run again ({len(lost)}): " + "; ".join(lost) + "." if lost else ""), "",
              "| ms | before | after | after ÷ before | before, each run | after, each run |",
              "|---|---:|---:|---:|---|---|"]
     for key in keys:

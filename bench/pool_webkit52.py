@@ -2,13 +2,19 @@
 issue 52) from the alternating passes in bench/results/engines-issue52-webkit-*.md (A/B files only; the hold's
 A/B, two builds after issue 52, is left out). Prints one row per pass, then all runs together.
 
-    python -m bench.pool_webkit52
+    python -m bench.pool_webkit52 [--arrived]
+
+The passes named engines-issue52-webkit-arrived-* time the Check after the reader has arrived at the cell (scrolled
+to it in either build and its editor handed to CodeMirror: bench/run.py NEAR_CELL `arrived`); the earlier passes
+pressed Check with the cell where it was. The two are pooled apart: `--arrived` for the first, the default for the
+second.
 """
 from __future__ import annotations
 
 import math
 import re
 import statistics
+import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("results")
@@ -29,13 +35,16 @@ def first_checks(path: Path) -> tuple[list[float], list[float]] | None:
     return (runs[1], runs[0]) if OLD in before else (runs[0], runs[1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    arrived = "--arrived" in (argv if argv is not None else sys.argv[1:])
     print("| pass | runs a side | current, median ms | 000889b, median ms | current ÷ 000889b |")
     print("|---|---:|---:|---:|---:|")
     now_all: list[float] = []
     old_all: list[float] = []
     ratios = []
     for path in sorted(RESULTS.glob("engines-issue52-webkit-*.md")):
+        if ("-arrived-" in path.name) != arrived:
+            continue
         got = first_checks(path)
         if got is None:
             continue
