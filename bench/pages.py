@@ -91,12 +91,12 @@ def first_visit(url: str, into: Path, timeout_s: float = 60) -> None:
             page = context.pages[0] if context.pages else context.new_page()
             page.goto(url)
             deadline = time.monotonic() + timeout_s
+            controlled = "!!navigator.serviceWorker.controller && document.readyState === 'complete'"
             while time.monotonic() < deadline:
                 try:
-                    if page.evaluate("!!navigator.serviceWorker.controller && document.readyState === 'complete'"):
+                    if page.evaluate(controlled):
                         page.wait_for_timeout(1000)  # a reload it was about to make
-                        if page.evaluate("!!navigator.serviceWorker.controller && "
-                                         "document.readyState === 'complete'"):
+                        if page.evaluate(controlled):
                             return
                 except Error:  # the page navigated while asked: ask again
                     pass
@@ -179,7 +179,9 @@ def run(sites: dict[str, Path], pages: list[tuple[str, str]], runs: int) -> tupl
     try:
         visited = {}
         for kind, path in pages:
-            for label in sites if kind in SECOND_VISIT else ():
+            if kind not in SECOND_VISIT:
+                continue
+            for label in sites:
                 visited[label, path] = Path(profiles.name) / f"{label}-{len(visited)}"
                 first_visit(urls[label] + path, visited[label, path])
         for n in range(runs):
