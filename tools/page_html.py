@@ -59,17 +59,19 @@ STILL = {"chapter-section", "tests", "mutants"}
 OWN_COMPONENTS = ("content", "toc", "top", "palette", "header-title")
 # The theme's script (mkdocs-material's and Zensical's bundle: one classic script tag at the end of the body).
 THEME_SCRIPT = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
-# A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code and
-# displayed formula, on a phone (390 px) and a wide screen (1280 px): fitted by least squares to the drawn height
-# of the course's 88 folds (`python -m bench.fold_heights` prints the fit and its error: a median of 12-13 %).
-PER = {"narrow": {"block": 2.47, "chars": 0.0185, "rows": 2.35, "code": 0.227, "math": 0.9},
-       "wide": {"block": 2.24, "chars": 0.0099, "rows": 1.36, "code": 0.351, "math": 1.03}}
+# A fold's height in lines of body text (1.6em), per block, character of text, table row, line of code, displayed
+# formula and list item drawn, on a phone (390 px) and a wide screen (1280 px): fitted to the drawn height of the
+# real course's 94 folds and the generated course's home (its 5), minimising the relative error (`python -m
+# bench.fold_heights` prints the fit and its error: a median of 6-7 %).
+PER = {"narrow": {"block": 1.27, "chars": 0.0197, "rows": 2.04, "code": 0.0876, "math": 3.84, "li": 1.11},
+       "wide": {"block": 0.839, "chars": 0.0105, "rows": 1.73, "code": 0.49, "math": 4.68, "li": 0.762}}
 MIN_LINES = 8  # a shorter run costs little to lay out, and its estimate would be most of it
 
 
 class _TopLevel(HTMLParser):
     """The article's top-level elements, each with its tag, its start and end offsets in the text parsed and how
-    much it holds (text characters outside code, table rows, code lines, displayed formulas)."""
+    much it holds (text characters outside code, table rows, code lines, displayed formulas, list items), counting
+    only what is drawn: what a closed <details> holds beyond its summary takes no height until it is opened."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -80,6 +82,7 @@ class _TopLevel(HTMLParser):
         self.hidden = 0
         self.items: list[dict] = []
         self.done = False
+        self.open = [("", True)]  # per open element: its tag, and whether what it holds is drawn
 
     def _offset(self) -> int:
         line, col = self.getpos()
@@ -90,16 +93,23 @@ class _TopLevel(HTMLParser):
             return
         if self.depth == 0:
             self.items.append({"tag": tag, "start": self._offset(), "chars": 0, "rows": 0, "code": 0, "math": 0,
-                               "live": False})
+                               "li": 0, "live": False})
         item = self.items[-1]
         item["live"] = item["live"] or any((name == "data-tl-block" and value not in STILL) or
                                            (name == "class" and value in LIVE) for name, value in attrs)
-        item["rows"] += tag == "tr"
-        item["math"] += tag == "math" and ("display", "block") in attrs
+        drawn = self.open[-1][1]
+        item["rows"] += drawn and tag == "tr"
+        item["li"] += drawn and tag == "li"
+        item["math"] += drawn and tag == "math" and ("display", "block") in attrs
         self.pre += tag == "pre"
         self.hidden += tag == "annotation"  # a formula's TeX source: kept for copying, never drawn
         if tag not in VOID:
             self.depth += 1
+            if tag == "summary" and self.open[-1][0] == "details":
+                drawn = self.open[-2][1]
+            elif tag == "details" and not any(name == "open" for name, _ in attrs):
+                drawn = False
+            self.open.append((tag, drawn))
 
     def handle_endtag(self, tag) -> None:
         if self.done or tag in VOID:
@@ -107,13 +117,15 @@ class _TopLevel(HTMLParser):
         self.pre -= tag == "pre" and self.pre > 0
         self.hidden -= tag == "annotation" and self.hidden > 0
         self.depth -= 1
+        if len(self.open) > 1:
+            self.open.pop()
         if self.depth < 0:  # the article's own end
             self.done = True
         elif self.depth == 0 and self.items:
             self.items[-1]["end"] = self.text.index(">", self._offset()) + 1
 
     def handle_data(self, data) -> None:
-        if self.done or not self.items or self.depth == 0 or self.hidden:
+        if self.done or not self.items or self.depth == 0 or self.hidden or not self.open[-1][1]:
             return
         if self.pre:
             self.items[-1]["code"] += data.count("\n")
@@ -123,7 +135,7 @@ class _TopLevel(HTMLParser):
 
 def features(items: list[dict]) -> dict[str, int]:
     """What a run of top-level elements holds, as the height estimate reads it."""
-    return {"block": len(items), **{k: sum(i[k] for i in items) for k in ("chars", "rows", "code", "math")}}
+    return {"block": len(items), **{k: sum(i[k] for i in items) for k in ("chars", "rows", "code", "math", "li")}}
 
 
 def _lines(items: list[dict], width: str) -> int:

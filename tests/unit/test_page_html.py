@@ -67,6 +67,27 @@ def test_each_fold_estimates_its_height_in_lines_for_a_phone_and_a_wide_screen()
     assert int(re.search(r"--tl-fold-narrow: (\d+)", longer)[1]) > narrow
 
 
+def narrow_lines(article: str) -> int:
+    return int(re.search(r"--tl-fold-narrow: (\d+)", page_html.fold(page(article)))[1])
+
+
+def test_what_a_closed_details_holds_beyond_its_summary_adds_no_height_and_an_open_one_does():
+    summary = "<summary>The mutants</summary>"
+    closed = narrow_lines(f"<h2>A</h2>\n{PROSE}<details>{summary}{TABLE}{PROSE}</details>\n")
+    assert closed == narrow_lines(f"<h2>A</h2>\n{PROSE}<details>{summary}</details>\n")
+    assert narrow_lines(f"<h2>A</h2>\n{PROSE}<details open>{summary}{TABLE}{PROSE}</details>\n") > closed
+    run = page_html.folded_runs(page(f"<h2>A</h2>\n{PROSE}<details>{summary}{TABLE}</details>\n"))[0]
+    assert page_html.features(run)["chars"] == len(PROSE[3:-5].strip()) + len("The mutants"), "the summary is drawn"
+    assert page_html.features(run)["rows"] == 0
+
+
+def test_a_list_of_short_items_takes_more_lines_than_its_text_in_one_paragraph():
+    items = [f"Copy {k}: chapter E{k}07" for k in range(25)]
+    as_list = narrow_lines("<h2>A</h2>\n<ul>\n" + "".join(f"<li>{i}</li>\n" for i in items) + "</ul>\n")
+    assert as_list > narrow_lines("<h2>A</h2>\n<p>" + " ".join(items) + "</p>\n")
+    assert as_list >= 25, "each item starts a line of its own"
+
+
 def test_bare_tables_are_wrapped_as_the_theme_wraps_them_and_classed_ones_are_not():
     html = page_html.wrap_tables(f'<p>x</p>{TABLE}<table class="tl-own"><tr><td>1</td></tr></table>')
     assert html.count('<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table>') == 1
