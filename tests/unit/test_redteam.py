@@ -22,6 +22,11 @@ import pytest
 
 from checker import judge, learnerproc
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: the tier runs there in one process, or not at all
+    fcntl = None
+
 REPO = Path(__file__).resolve().parents[2]
 TRICKS = sorted((REPO / "tests" / "fixtures" / "redteam").glob("*.py"))
 EXERCISE = REPO / "tests" / "fixtures" / "course" / "exercises" / "t01-1"
@@ -42,18 +47,25 @@ def digest(*folders: Path) -> str:
 
 
 @pytest.fixture
-def listener():
-    """A socket on 127.0.0.1:PORT that records whether anything connected."""
+def listener(tmp_path_factory):
+    """A socket on 127.0.0.1:PORT that records whether anything connected. A trick's test holds a lock shared by
+    the unit tier's processes (pytest-xdist) while it runs: two tricks judged side by side would otherwise take
+    turns at the port (one of them skipped, as happened) and see each other's markers."""
+    lock = (tmp_path_factory.getbasetemp().parent / "tl-redteam.lock").open("w")
+    if fcntl:
+        fcntl.flock(lock, fcntl.LOCK_EX)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", PORT))
     except OSError:
-        pytest.skip(f"port {PORT} is taken")
+        lock.close()
+        pytest.skip(f"port {PORT} is taken by another program")
     sock.listen(1)
     sock.setblocking(False)
     yield sock
     sock.close()
+    lock.close()
 
 
 def connected(sock: socket.socket) -> bool:
