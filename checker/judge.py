@@ -87,8 +87,8 @@ class _Collector:
 
     def pytest_collection_modifyitems(self, items):
         # pytest renders a long report of every failing test (its traceback, source and all), which the judge
-        # never reads: `makereport` writes each test's message from the exception itself. Not rendering it saves
-        # about a sixth of a failing check's time.
+        # never reads: `makereport` writes each test's message from the exception itself. Not rendering it took
+        # E7.5's starter check (14 failing tests) from about 47 to about 44 ms on CPython.
         for item in items:
             item.repr_failure = _unrendered
 

@@ -40,8 +40,8 @@ def _extract(exc: BaseException, limit: int | None = None) -> list[traceback.Fra
 def _spots(exc: BaseException) -> list[tuple[str, int | None, str]]:
     """(file name, line, function) of each frame of `exc`, outermost first, then the learner's frames it brought
     across the boundary, as `_extract` gives them but without reading a source line or a column: what `_where`
-    and `location` need, for every failing test of every check (traceback.extract_tb was about a sixth of a
-    failing check's time)."""
+    and `location` need, for every failing test of every check (with traceback.extract_tb, E7.5's starter check,
+    14 failing tests, took about 64 ms on CPython; with this, about 47)."""
     found = []
     tb = exc.__traceback__
     while tb is not None:

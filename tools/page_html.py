@@ -77,12 +77,16 @@ class _TopLevel(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.text = text
         self.lines = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.depth = 0
         self.pre = 0
         self.hidden = 0
         self.items: list[dict] = []
         self.done = False
-        self.open = [("", True)]  # per open element: its tag, and whether what it holds is drawn
+        self.open = [("", True)]  # the article, then each open element: its tag, and whether what it holds is drawn
+
+    @property
+    def depth(self) -> int:
+        """How deep the parser is below the article (0: between its top-level elements)."""
+        return len(self.open) - 1
 
     def _offset(self) -> int:
         line, col = self.getpos()
@@ -104,7 +108,6 @@ class _TopLevel(HTMLParser):
         self.pre += tag == "pre"
         self.hidden += tag == "annotation"  # a formula's TeX source: kept for copying, never drawn
         if tag not in VOID:
-            self.depth += 1
             if tag == "summary" and self.open[-1][0] == "details":
                 drawn = self.open[-2][1]
             elif tag == "details" and not any(name == "open" for name, _ in attrs):
@@ -116,12 +119,11 @@ class _TopLevel(HTMLParser):
             return
         self.pre -= tag == "pre" and self.pre > 0
         self.hidden -= tag == "annotation" and self.hidden > 0
-        self.depth -= 1
-        if len(self.open) > 1:
-            self.open.pop()
-        if self.depth < 0:  # the article's own end
+        if self.depth == 0:  # the article's own end
             self.done = True
-        elif self.depth == 0 and self.items:
+            return
+        self.open.pop()
+        if self.depth == 0 and self.items:
             self.items[-1]["end"] = self.text.index(">", self._offset()) + 1
 
     def handle_data(self, data) -> None:

@@ -24,7 +24,7 @@ from checker import judge, learnerproc
 
 try:
     import fcntl
-except ImportError:  # not on Windows: the tier runs there in one process, or not at all
+except ImportError:  # Windows has none: the tier runs there in one process, or not at all
     fcntl = None
 
 REPO = Path(__file__).resolve().parents[2]
